@@ -1,0 +1,55 @@
+/** Typed service configuration, parsed once from the environment at startup (the only reader of env). */
+export interface Config {
+  host: string;
+  port: number;
+  logLevel: string;
+  /** Turns the SSRF guard off: loopback/private/link-local targets become reachable. */
+  allowPrivateNetworks: boolean;
+  /** Largest accepted request body, in bytes. */
+  bodyLimitBytes: number;
+  /** Largest response body read from a target, in bytes on the wire. */
+  maxResponseBytes: number;
+  /** Largest response body after gzip/brotli/deflate decoding, in bytes. */
+  maxDecompressedBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+}
+
+export class ConfigError extends Error {}
+
+const DEFAULT_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Pagewright/0.1';
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got '${raw}'`);
+  }
+  return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got '${raw}'`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  return {
+    host: env.HOST || '127.0.0.1',
+    port: int(env, 'PORT', 3002, 0, 65535),
+    logLevel: env.LOG_LEVEL || 'info',
+    allowPrivateNetworks: bool(env, 'ALLOW_PRIVATE_NETWORKS', false),
+    bodyLimitBytes: int(env, 'MAX_REQUEST_BODY_BYTES', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    maxResponseBytes: int(env, 'MAX_RESPONSE_BYTES', 10 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxDecompressedBytes: int(env, 'MAX_DECOMPRESSED_BYTES', 30 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    maxRedirects: int(env, 'MAX_REDIRECTS', 10, 0, 50),
+    userAgent: env.USER_AGENT || DEFAULT_USER_AGENT,
+  };
+}

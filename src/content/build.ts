@@ -1,0 +1,99 @@
+import { selectAll } from 'css-select';
+import { uniqueSort } from 'domutils';
+import { BadRequestError } from '../errors.js';
+import { toCleanHtml } from './html.js';
+import { collectImages } from './images.js';
+import { collectLinks } from './links.js';
+import { pickMainContent } from './main-content.js';
+import { toMarkdown } from './markdown.js';
+import { readMetadata } from './metadata.js';
+import type { HeadMetadata } from './metadata.js';
+import { contentScriptRatio, detectFrameworks } from './page-signals.js';
+import type { AnyNode, Element } from './parse.js';
+import { bodyOf, parseHtml } from './parse.js';
+import { countWords, excerptOf, markdownToPlainText, readingTime } from './text-stats.js';
+
+export interface ContentOptions {
+  onlyMainContent: boolean;
+  includeTags?: string[];
+  excludeTags?: string[];
+  removeBase64Images: boolean;
+  html: boolean;
+  links: boolean;
+  images: boolean;
+}
+
+export interface PageContent {
+  head: HeadMetadata;
+  markdown: string;
+  /** The Markdown's reading text (for word counts, excerpts and language detection). */
+  plainText: string;
+  html?: string;
+  links?: string[];
+  images?: string[];
+  wordCount: number;
+  readingTime: number;
+  excerpt: string | null;
+  detectedFrameworks: string[] | null;
+  contentScriptRatio: number;
+}
+
+/** Everything derived from one page's HTML, from a single parse. Pure: no I/O. */
+export function buildContent(html: string, pageUrl: URL, options: ContentOptions): PageContent {
+  const doc = parseHtml(html);
+  const head = readMetadata(doc, pageUrl);
+  const body = bodyOf(doc);
+  const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));
+  let roots: AnyNode[] = [body];
+  let mainSkip: ((el: Element) => boolean) | undefined;
+  if (options.includeTags && options.includeTags.length > 0) {
+    roots = outermost(select(options.includeTags, body, 'includeTags'));
+  } else if (options.onlyMainContent) {
+    const main = pickMainContent(doc);
+    if (main) {
+      roots = main.roots;
+      mainSkip = main.skip;
+    }
+  }
+  const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
+  const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip };
+  const markdown = toMarkdown(roots, render);
+  const plainText = markdownToPlainText(markdown);
+  const words = countWords(plainText);
+  return {
+    head,
+    markdown,
+    plainText,
+    html: options.html ? toCleanHtml(roots, render) : undefined,
+    links: options.links ? collectLinks(body, head.base) : undefined,
+    images: options.images ? collectImages(body, head.base, options.removeBase64Images) : undefined,
+    wordCount: words,
+    readingTime: readingTime(words),
+    excerpt: excerptOf(plainText),
+    detectedFrameworks: detectFrameworks(html),
+    contentScriptRatio: contentScriptRatio(doc),
+  };
+}
+
+function select(selectors: string[] | undefined, root: AnyNode, field: string): Element[] {
+  if (!selectors || selectors.length === 0) return [];
+  const found: Element[] = [];
+  for (const [i, selector] of selectors.entries()) {
+    try {
+      found.push(...selectAll<AnyNode, Element>(selector, root));
+    } catch {
+      throw new BadRequestError(`${field}[${i}] is not a valid CSS selector: '${selector}'`);
+    }
+  }
+  return found;
+}
+
+/** Drops matches nested inside other matches, keeping document order. */
+function outermost(elements: Element[]): Element[] {
+  const set = new Set<AnyNode>(elements);
+  const isNested = (el: Element): boolean => {
+    for (let p = el.parent; p; p = p.parent) if (set.has(p)) return true;
+    return false;
+  };
+  return uniqueSort(elements.filter((el) => !isNested(el)));
+}

@@ -1,0 +1,297 @@
+import type { AnyNode, Element } from './parse.js';
+import { isTag } from './parse.js';
+import { imageSource, isDataUri } from './images.js';
+import { renderTable } from './markdown-table.js';
+import { isInvisible } from './visibility.js';
+import { absoluteUrl } from './urls.js';
+
+export interface MarkdownOptions {
+  base: URL;
+  removeBase64Images: boolean;
+  /** Elements to leave out with their subtree (excludeTags, main-content boilerplate). */
+  skip?: (el: Element) => boolean;
+}
+
+const BLOCK_TAGS = new Set([
+  'address', 'article', 'aside', 'body', 'center', 'details', 'div', 'dl', 'dd', 'dt', 'fieldset',
+  'figcaption', 'figure', 'footer', 'form', 'header', 'hgroup', 'html', 'legend', 'main', 'menu', 'nav',
+  'p', 'section', 'summary', 'caption', 'tr', 'tbody', 'thead', 'tfoot', 'li', 'ul', 'ol', 'blockquote',
+  'pre', 'table', 'hr', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
+]);
+const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+/** Private-use markers that survive whitespace cleanup and are swapped back at the end. */
+const BREAK = '\uE000';
+const CODE_OPEN = '\uE001';
+const CODE_CLOSE = '\uE002';
+
+/**
+ * Renders DOM subtrees as GitHub-flavoured Markdown: ATX headings, fenced code with language,
+ * GFM tables, nested lists, absolute link and image URLs. Reads the tree; never mutates it.
+ */
+export function toMarkdown(roots: AnyNode[], options: MarkdownOptions): string {
+  const renderer = new MarkdownRenderer(options);
+  const body = roots.map((root) => renderer.block(renderer.children(root))).join('\n\n');
+  return renderer.finish(body);
+}
+
+export class MarkdownRenderer {
+  /** Whether the text emitted last ended in white space (so the next leading space is dropped). */
+  private spaced = true;
+  /** Whether nothing has been written on the current line yet (line-start markers need escaping). */
+  private lineStart = true;
+  /** Inside <a> or a table cell: blocks flatten to spaces, headings lose their #. */
+  private inlineOnly = 0;
+  private readonly codeBlocks: string[] = [];
+
+  constructor(private readonly options: MarkdownOptions) {}
+
+  finish(markdown: string): string {
+    return markdown
+      .replace(/[ \t]+(?=\n|$)/g, '')
+      .replace(/\n{3,}/g, '\n\n')
+      .replace(/^([ >]*)(- |\d+\. )?\uE001(\d+)\uE002/gm, (_, lead: string, marker = '', i: string) => {
+        // Code inside a list item or quote keeps that container's indentation on every line.
+        const indent = lead + ' '.repeat(marker.length);
+        return lead + marker + this.codeBlocks[Number(i)]!.replace(/\n/g, `\n${indent}`);
+      })
+      .replace(/\uE001(\d+)\uE002/g, (_, i: string) => `\n${this.codeBlocks[Number(i)]!}\n`)
+      .trim();
+  }
+
+  children(node: AnyNode): string {
+    if (!('children' in node)) return '';
+    let out = '';
+    for (const child of node.children) out += this.node(child);
+    return out;
+  }
+
+  /** Wraps finished block content in paragraph breaks (or a space when only inline output is allowed). */
+  block(content: string): string {
+    this.spaced = true;
+    this.lineStart = true;
+    const trimmed = content.replace(/^[\s\uE000]+|[\s\uE000]+$/g, '');
+    if (trimmed === '') return '';
+    const text = trimmed.replace(/ *\uE000 */g, '\n');
+    return this.inlineOnly > 0 ? ` ${text.replace(/\s*\n\s*/g, ' ')} ` : `\n\n${text}\n\n`;
+  }
+
+  node(node: AnyNode): string {
+    if (node.type === 'text') return this.text(node.data);
+    if (!isTag(node)) return 'children' in node ? this.children(node) : '';
+    if (isInvisible(node) || this.options.skip?.(node)) return '';
+    return this.element(node);
+  }
+
+  private text(data: string): string {
+    let text = data.replace(/\s+/g, ' ');
+    if (this.spaced && text.startsWith(' ')) text = text.slice(1);
+    if (text === '') return '';
+    const atLineStart = this.lineStart;
+    this.spaced = text.endsWith(' ');
+    this.lineStart = false;
+    return escapeMarkdown(text, atLineStart);
+  }
+
+  private element(el: Element): string {
+    const name = el.name;
+    const level = HEADINGS[name];
+    if (level !== undefined) return this.heading(el, level);
+    switch (name) {
+      case 'br':
+        this.spaced = true;
+        this.lineStart = true;
+        return this.inlineOnly > 0 ? ' ' : BREAK;
+      case 'hr':
+        return this.inlineOnly > 0 ? ' ' : this.block('---');
+      case 'pre':
+        return this.codeBlock(el);
+      case 'code':
+      case 'kbd':
+      case 'samp':
+      case 'tt':
+        return this.inlineCode(el);
+      case 'a':
+        return this.link(el);
+      case 'img':
+        return this.image(el);
+      case 'strong':
+      case 'b':
+        return this.wrap(el, '**');
+      case 'em':
+      case 'i':
+      case 'cite':
+      case 'dfn':
+        return this.wrap(el, '*');
+      case 'del':
+      case 's':
+      case 'strike':
+        return this.wrap(el, '~~');
+      case 'ul':
+      case 'ol':
+        return this.list(el);
+      case 'li':
+        return this.block(this.children(el));
+      case 'blockquote':
+        return this.blockquote(el);
+      case 'table':
+        return this.inlineOnly > 0 ? this.block(this.children(el)) : this.block(renderTable(el, this));
+      case 'td':
+      case 'th':
+        return ` ${this.children(el)} `;
+      default:
+        return BLOCK_TAGS.has(name) ? this.block(this.children(el)) : this.children(el);
+    }
+  }
+
+  /** Renders a subtree flattened to one line (table cells, link text). */
+  inline(el: AnyNode): string {
+    this.inlineOnly++;
+    this.spaced = true;
+    try {
+      return this.children(el)
+        .replace(/[\s\uE000]+/g, ' ')
+        .trim();
+    } finally {
+      this.inlineOnly--;
+    }
+  }
+
+  private heading(el: Element, level: number): string {
+    const text = this.inline(el);
+    if (this.inlineOnly > 0) return ` ${text} `;
+    return this.block(text ? `${'#'.repeat(level)} ${text}` : '');
+  }
+
+  private wrap(el: Element, mark: string): string {
+    const content = this.children(el);
+    const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(content)!;
+    const inner = match[2]!;
+    if (inner === '' || inner.includes(BREAK) || /\n\n/.test(inner)) return content;
+    return `${match[1]}${mark}${inner}${mark}${match[3]}`;
+  }
+
+  private inlineCode(el: Element): string {
+    if (el.parent && isTag(el.parent) && el.parent.name === 'pre') return this.children(el);
+    const code = rawText(el).replace(/\s+/g, ' ');
+    if (code.trim() === '') return '';
+    this.spaced = false;
+    this.lineStart = false;
+    const fence = code.includes('`') ? '``' : '`';
+    const pad = fence.length > 1 || code.startsWith('`') || code.endsWith('`') ? ' ' : '';
+    return `${fence}${pad}${code}${pad}${fence}`;
+  }
+
+  private codeBlock(el: Element): string {
+    const code = rawText(el).replace(/^\n/, '').replace(/\s+$/, '');
+    if (code === '') return '';
+    if (this.inlineOnly > 0) return ` ${code.replace(/\s+/g, ' ')} `;
+    const longest = Math.max(2, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
+    const fence = '`'.repeat(longest + 1);
+    this.codeBlocks.push(`${fence}${codeLanguage(el)}\n${code}\n${fence}`);
+    return this.block(`${CODE_OPEN}${this.codeBlocks.length - 1}${CODE_CLOSE}`);
+  }
+
+  private link(el: Element): string {
+    const href = absoluteUrl(el.attribs.href, this.options.base);
+    const text = this.inline(el);
+    this.spaced = false;
+    this.lineStart = false;
+    if (text === '') return '';
+    if (!href || href.startsWith('javascript:')) return text;
+    return `[${text}](${escapeUrl(href)})`;
+  }
+
+  private image(el: Element): string {
+    const src = imageSource(el);
+    if (!src) return '';
+    if (isDataUri(src) && this.options.removeBase64Images) return '';
+    const url = isDataUri(src) ? src : absoluteUrl(src, this.options.base);
+    if (!url) return '';
+    const alt = (el.attribs.alt ?? '').replace(/\s+/g, ' ').replace(/[[\]]/g, '').trim();
+    this.spaced = false;
+    this.lineStart = false;
+    return `![${alt}](${escapeUrl(url)})`;
+  }
+
+  private list(el: Element): string {
+    if (this.inlineOnly > 0) return ` ${this.children(el)} `;
+    const ordered = el.name === 'ol';
+    let number = Number.parseInt(el.attribs.start ?? '1', 10);
+    if (!Number.isFinite(number)) number = 1;
+    const items: string[] = [];
+    for (const child of el.children) {
+      if (!isTag(child) || isInvisible(child) || this.options.skip?.(child)) {
+        if (child.type === 'text' || !isTag(child)) continue;
+        continue;
+      }
+      const content =
+        child.name === 'li'
+          ? this.block(this.children(child)).trim()
+          : child.name === 'ul' || child.name === 'ol'
+            ? this.list(child).trim()
+            : this.block(this.node(child)).trim();
+      if (content === '') continue;
+      if (child.name === 'ul' || child.name === 'ol') {
+        // A list directly inside a list (invalid but common): nest it under the previous item.
+        const nested = content.replace(/\n/g, '\n  ');
+        items.push(items.length > 0 ? `${items.pop()}\n  ${nested}` : nested);
+        continue;
+      }
+      const marker = ordered ? `${number++}. ` : '- ';
+      const indent = ' '.repeat(marker.length);
+      // A nested list right after the item's text stays tight; other paragraphs keep their blank line.
+      const tight = content.replace(/\n\n(?=- |\d+\. )/g, '\n');
+      items.push(marker + tight.replace(/\n/g, `\n${indent}`));
+    }
+    return this.block(items.join('\n'));
+  }
+
+  private blockquote(el: Element): string {
+    const content = this.block(this.children(el)).trim();
+    if (this.inlineOnly > 0) return ` ${content} `;
+    return this.block(content.replace(/^/gm, '> ').replace(/^> $/gm, '>'));
+  }
+}
+
+/** Text of a subtree exactly as written (for code), skipping invisible elements. */
+function rawText(node: AnyNode): string {
+  if (node.type === 'text') return node.data;
+  if (isTag(node)) {
+    if (node.name === 'br') return '\n';
+    if (isInvisible(node)) return '';
+  }
+  if (!('children' in node)) return '';
+  let out = '';
+  for (const child of node.children) out += rawText(child);
+  return out;
+}
+
+const LANGUAGE_CLASS = /(?:^|\s)(?:language-|lang-|highlight-source-|highlight-|brush:\s*)([\w+#.-]+)/i;
+
+function codeLanguage(pre: Element): string {
+  const candidates: Element[] = [pre];
+  for (const child of pre.children) if (isTag(child) && child.name === 'code') candidates.unshift(child);
+  for (const el of candidates) {
+    const explicit = el.attribs['data-lang'] ?? el.attribs['data-language'];
+    if (explicit && /^[\w+#.-]+$/.test(explicit)) return explicit.toLowerCase();
+    const match = LANGUAGE_CLASS.exec(el.attribs.class ?? '');
+    if (match && match[1] !== 'none' && match[1] !== 'plaintext') return match[1]!.toLowerCase();
+  }
+  return '';
+}
+
+/** Escapes characters that would otherwise change the Markdown structure of plain text. */
+function escapeMarkdown(text: string, atLineStart: boolean): string {
+  const escaped = text
+    .replace(/([\\`*])/g, '\\$1')
+    .replace(/(^|\s)_|_(?=\s|$)/g, (m) => m.replace('_', '\\_'))
+    .replace(/\](?=\()/g, '\\]');
+  if (!atLineStart) return escaped;
+  return escaped.replace(/^(\s*)([#>+-]|\d+\.)(?=\s|$)/, (_, ws: string, mark: string) =>
+    mark.endsWith('.') ? `${ws}${mark.slice(0, -1)}\\.` : `${ws}\\${mark}`,
+  );
+}
+
+function escapeUrl(url: string): string {
+  return url.replace(/ /g, '%20').replace(/\(/g, '%28').replace(/\)/g, '%29');
+}

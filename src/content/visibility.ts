@@ -1,0 +1,18 @@
+import type { Element } from './parse.js';
+
+/** Elements that never carry readable page content. */
+export const NEVER_CONTENT = new Set([
+  'script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base',
+  'iframe', 'frame', 'frameset', 'object', 'embed', 'canvas', 'svg', 'math',
+  'input', 'select', 'option', 'textarea', 'datalist', 'dialog',
+]);
+
+/** True for elements a reader never sees: non-content tags and hidden markup. */
+export function isInvisible(el: Element): boolean {
+  if (NEVER_CONTENT.has(el.name)) return true;
+  const attribs = el.attribs;
+  if ('hidden' in attribs) return true;
+  if (attribs['aria-hidden'] === 'true' && el.name !== 'body' && el.name !== 'html') return true;
+  const style = attribs.style;
+  return style !== undefined && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+}

@@ -1,0 +1,39 @@
+import { TimeoutError } from '../errors.js';
+
+/**
+ * One total budget per request, passed down through every stage (validation, DNS, fetch, parse).
+ * `signal` aborts when the budget runs out or the parent (e.g. client disconnect) aborts.
+ */
+export class Deadline {
+  private constructor(
+    readonly at: number,
+    readonly signal: AbortSignal,
+  ) {}
+
+  static after(ms: number, parent?: AbortSignal): Deadline {
+    const timer = AbortSignal.timeout(Math.max(1, ms));
+    return new Deadline(Date.now() + ms, parent ? AbortSignal.any([timer, parent]) : timer);
+  }
+
+  get expired(): boolean {
+    return this.signal.aborted || this.remainingMs() === 0;
+  }
+
+  remainingMs(): number {
+    return Math.max(0, this.at - Date.now());
+  }
+
+  /** A child budget of at most `maxMs`, never longer than what is left of this one. */
+  slice(maxMs: number): Deadline {
+    return Deadline.after(Math.min(maxMs, this.remainingMs()), this.signal);
+  }
+
+  /** Throws TimeoutError when the budget is spent; call between stages. */
+  check(stage: string): void {
+    if (this.expired) throw this.timeoutError(stage);
+  }
+
+  timeoutError(stage: string): TimeoutError {
+    return new TimeoutError(`Request timed out during ${stage} (budget exhausted)`);
+  }
+}

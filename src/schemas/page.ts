@@ -1,0 +1,50 @@
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const PageMetadata = Type.Object({
+  title: Type.String(),
+  description: Type.String({ description: 'Meta description; empty string when none.' }),
+  language: Type.String({ description: "<html lang>, else Content-Language, else detected; 'und' if unknown." }),
+  keywords: NullableString,
+  robots: NullableString,
+  ogTitle: NullableString,
+  ogDescription: NullableString,
+  ogUrl: NullableString,
+  ogImage: NullableString,
+  url: Type.String({ description: 'Final URL after redirects.' }),
+  sourceUrl: Type.String({ description: 'URL as requested.' }),
+  statusCode: Type.Integer({ description: 'HTTP status of the final response (4xx/5xx pages still return).' }),
+  contentType: Type.String({ description: 'Media type of the page, without parameters.' }),
+  canonicalUrl: NullableString,
+  wordCount: Type.Integer(),
+  readingTime: Type.Integer({ description: 'Minutes: wordCount / 200, rounded up.' }),
+  excerpt: NullableString,
+  detectedFrameworks: Type.Union([Type.Array(Type.String()), Type.Null()], {
+    description: 'Client-side frameworks fingerprinted in the HTML (e.g. ["next.js","react"]); null when none.',
+  }),
+  detectionReason: Type.Union([Type.String(), Type.Null()], {
+    description: 'Why the engine was chosen (engine "auto" only); null otherwise.',
+  }),
+  contentScriptRatio: Type.Union([Type.Number(), Type.Null()], {
+    description: 'Visible text / (visible text + inline script), 0..1; null for non-HTML responses.',
+  }),
+});
+export type PageMetadata = Static<typeof PageMetadata>;
+
+export const PageDocument = Type.Object({
+  title: Type.String(),
+  description: Type.String(),
+  url: Type.String(),
+  markdown: Type.Optional(Type.String()),
+  html: Type.Optional(Type.String({ description: 'Cleaned HTML: no scripts/styles, absolute URLs.' })),
+  rawHtml: Type.Optional(Type.String({ description: 'The HTML as served (decoded to text).' })),
+  links: Type.Optional(
+    Type.Array(Type.String(), { description: 'Absolute http(s) URLs of the page links, deduplicated.' }),
+  ),
+  images: Type.Optional(Type.Array(Type.String(), { description: 'Absolute image URLs, deduplicated.' })),
+  screenshot: Type.Optional(Type.String({ description: 'data:image/png;base64,... (browser engine).' })),
+  metadata: PageMetadata,
+});
+export type PageDocument = Static<typeof PageDocument>;

@@ -1,0 +1,58 @@
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { ClientTags, EngineName, Formats, RequestHeaders, TargetUrl, TimeoutMs } from './common.js';
+import { PageDocument } from './page.js';
+
+export const BrowserAction = Type.Object(
+  {
+    type: Type.Enum(['click', 'type', 'wait', 'waitForSelector', 'scroll']),
+    selector: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    text: Type.Optional(Type.String({ maxLength: 10000 })),
+    milliseconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000 })),
+    direction: Type.Optional(Type.Enum(['up', 'down'])),
+    amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000 })),
+  },
+  { additionalProperties: false, description: 'A browser action (SPEC 2.7), run before capture.' },
+);
+
+/** The per-page options shared by scrape and (later) crawl. */
+export const ScrapeOptionFields = {
+  formats: Type.Optional(Formats),
+  engine: Type.Optional(EngineName),
+  timeout: Type.Optional(TimeoutMs),
+  headers: Type.Optional(RequestHeaders),
+  onlyMainContent: Type.Optional(
+    Type.Boolean({ default: false, description: 'Keep only the main (article) content.' }),
+  ),
+  waitFor: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 300000, default: 0, description: 'Wait before capture (ms); browser only.' }),
+  ),
+  waitForSelector: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector to wait for; browser only.' }),
+  ),
+  removeBase64Images: Type.Optional(Type.Boolean({ default: true })),
+  skipTlsVerification: Type.Optional(Type.Boolean({ default: false })),
+  screenshot: Type.Optional(Type.Boolean({ default: false, description: 'Capture a screenshot; browser only.' })),
+  screenshotFormat: Type.Optional(Type.Enum(['png', 'jpeg'], { default: 'png' })),
+  actions: Type.Optional(Type.Array(BrowserAction, { maxItems: 50 })),
+  includeTags: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
+      maxItems: 100,
+      description: 'CSS selectors; only matching elements are converted.',
+    }),
+  ),
+  excludeTags: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
+      maxItems: 100,
+      description: 'CSS selectors; matching elements are removed before conversion.',
+    }),
+  ),
+};
+
+export const ScrapeBody = Type.Object(
+  { url: TargetUrl, ...ScrapeOptionFields, ...ClientTags },
+  { additionalProperties: false },
+);
+export type ScrapeBody = Static<typeof ScrapeBody>;
+
+export const ScrapeReply = Type.Object({ success: Type.Literal(true), data: PageDocument });

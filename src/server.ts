@@ -1,0 +1,48 @@
+import Fastify from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { errorHandler, notFoundHandler } from './error-handler.js';
+import healthRoutes from './routes/health.js';
+import scrapeRoute from './routes/scrape.js';
+import { createServices } from './services/index.js';
+import type { AppDeps, Services } from './services/index.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export type { AppDeps };
+
+/** Builds the application; importing or calling this starts no listener. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? { level: deps.config.logLevel },
+    bodyLimit: deps.config.bodyLimitBytes,
+    ajv: {
+      // Strict input: unknown fields and wrong types are 400s, never silently dropped or coerced.
+      customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('services', createServices(deps));
+  app.addHook('onClose', async () => app.services.close());
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Pagewright web content API',
+        version: '1.0.0',
+        description: 'Scrape, crawl, map, search, extract and llms.txt: web pages as LLM-ready output.',
+      },
+    },
+  });
+  await app.register(healthRoutes);
+  await app.register(scrapeRoute);
+  return app as unknown as FastifyInstance;
+}

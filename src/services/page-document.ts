@@ -1,0 +1,128 @@
+import { buildContent } from '../content/build.js';
+import { decodeHtml, decodeText } from '../content/decode.js';
+import { pageLanguage } from '../content/language.js';
+import { classifyBody, mediaTypeOf } from '../content/media-type.js';
+import { textDocument } from '../content/text-document.js';
+import type { FetchedPage } from '../engines/types.js';
+import { UnsupportedContentError } from '../errors.js';
+import type { FormatName } from '../schemas/common.js';
+import type { PageDocument, PageMetadata } from '../schemas/page.js';
+
+export interface DocumentOptions {
+  sourceUrl: string;
+  formats: FormatName[];
+  onlyMainContent: boolean;
+  removeBase64Images: boolean;
+  includeTags?: string[];
+  excludeTags?: string[];
+  detectionReason: string | null;
+}
+
+/** Turns fetched bytes into the page document of SPEC 2.1, with only the requested formats. */
+export function toPageDocument(page: FetchedPage, options: DocumentOptions): PageDocument {
+  const contentType = page.headers['content-type'];
+  const mediaType = mediaTypeOf(contentType);
+  const kind = classifyBody(mediaType, page.body);
+  if (kind === 'binary') {
+    throw new UnsupportedContentError(
+      `${page.url} returned ${mediaType || 'binary data'}, which cannot be converted to text`,
+    );
+  }
+  const want = new Set(options.formats);
+  const base = {
+    url: page.url,
+    sourceUrl: options.sourceUrl,
+    statusCode: page.status,
+    contentType: mediaType || (kind === 'html' ? 'text/html' : 'text/plain'),
+    detectionReason: options.detectionReason,
+  };
+  if (kind !== 'html') {
+    const text = decodeText(page.body, contentType);
+    const content = textDocument(text, kind);
+    const metadata: PageMetadata = {
+      ...emptyHead(),
+      ...base,
+      language: pageLanguage(null, page.headers['content-language'], text),
+      wordCount: content.wordCount,
+      readingTime: content.readingTime,
+      excerpt: content.excerpt,
+      detectedFrameworks: null,
+      contentScriptRatio: null,
+    };
+    return assemble(metadata, want, {
+      markdown: content.markdown,
+      html: content.html,
+      rawHtml: text,
+      links: [],
+      images: [],
+    });
+  }
+  const html = decodeHtml(page.body, contentType);
+  const content = buildContent(html, new URL(page.url), {
+    onlyMainContent: options.onlyMainContent,
+    includeTags: options.includeTags,
+    excludeTags: options.excludeTags,
+    removeBase64Images: options.removeBase64Images,
+    html: want.has('html'),
+    links: want.has('links'),
+    images: want.has('images'),
+  });
+  const { head } = content;
+  const metadata: PageMetadata = {
+    ...base,
+    title: head.title,
+    description: head.description,
+    language: pageLanguage(head.language, page.headers['content-language'], content.plainText),
+    keywords: head.keywords,
+    robots: head.robots,
+    ogTitle: head.ogTitle,
+    ogDescription: head.ogDescription,
+    ogUrl: head.ogUrl,
+    ogImage: head.ogImage,
+    canonicalUrl: head.canonicalUrl,
+    wordCount: content.wordCount,
+    readingTime: content.readingTime,
+    excerpt: content.excerpt,
+    detectedFrameworks: content.detectedFrameworks,
+    contentScriptRatio: content.contentScriptRatio,
+  };
+  return assemble(metadata, want, {
+    markdown: content.markdown,
+    html: content.html,
+    rawHtml: html,
+    links: content.links,
+    images: content.images,
+  });
+}
+
+function emptyHead() {
+  return {
+    title: '',
+    description: '',
+    keywords: null,
+    robots: null,
+    ogTitle: null,
+    ogDescription: null,
+    ogUrl: null,
+    ogImage: null,
+    canonicalUrl: null,
+  };
+}
+
+interface Outputs {
+  markdown: string;
+  html?: string;
+  rawHtml: string;
+  links?: string[];
+  images?: string[];
+}
+
+function assemble(metadata: PageMetadata, want: Set<FormatName>, out: Outputs): PageDocument {
+  const doc: PageDocument = { title: metadata.title, description: metadata.description, url: metadata.url, metadata };
+  if (want.has('markdown')) doc.markdown = out.markdown;
+  if (want.has('html')) doc.html = out.html ?? '';
+  if (want.has('rawHtml')) doc.rawHtml = out.rawHtml;
+  if (want.has('links')) doc.links = out.links ?? [];
+  if (want.has('images')) doc.images = out.images ?? [];
+  return doc;
+}
