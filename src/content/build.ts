@@ -11,7 +11,7 @@ import type { HeadMetadata } from './metadata.js';
 import { contentScriptRatio, detectFrameworks } from './page-signals.js';
 import type { AnyNode, Element } from './parse.js';
 import { bodyOf, parseHtml } from './parse.js';
-import { countWords, excerptOf, markdownToPlainText, readingTime } from './text-stats.js';
+import { countWords, markdownExcerpt, markdownToPlainText, readingTime } from './text-stats.js';
 
 export interface ContentOptions {
   onlyMainContent: boolean;
@@ -69,7 +69,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     images: options.images ? collectImages(body, head.base, options.removeBase64Images) : undefined,
     wordCount: words,
     readingTime: readingTime(words),
-    excerpt: excerptOf(plainText),
+    excerpt: markdownExcerpt(markdown),
     detectedFrameworks: detectFrameworks(html),
     contentScriptRatio: contentScriptRatio(doc),
   };

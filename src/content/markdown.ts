@@ -30,7 +30,7 @@ const CODE_CLOSE = '\uE002';
  */
 export function toMarkdown(roots: AnyNode[], options: MarkdownOptions): string {
   const renderer = new MarkdownRenderer(options);
-  const body = roots.map((root) => renderer.block(renderer.children(root))).join('\n\n');
+  const body = roots.map((root) => renderer.block(renderer.node(root))).join('\n\n');
   return renderer.finish(body);
 }
 

@@ -21,9 +21,23 @@ export function markdownToPlainText(markdown: string): string {
     .replace(/^```.*$/gm, ' ')
     .replace(/^\s*(?:#{1,6}|>|[-*+]|\d+\.)\s+/gm, '')
     .replace(/^\|?[\s|:-]+\|[\s|:-]*$/gm, ' ')
-    .replace(/[*_~`|\\]+/g, ' ')
+    .replace(/[*~`\\]+/g, '')
+    .replace(/\|/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/**
+ * A short summary: the first paragraph of the Markdown that reads like prose (not a heading, list,
+ * table or link row), cut to ~200 characters; else the start of the whole text; null when empty.
+ */
+export function markdownExcerpt(markdown: string): string | null {
+  for (const block of markdown.split(/\n{2,}/)) {
+    if (/^(?:#|- |\d+\. |\||>|```|!\[)/.test(block.trimStart())) continue;
+    const text = markdownToPlainText(block);
+    if (text.length >= 60 && /[.!?。！？]/.test(text)) return excerptOf(text);
+  }
+  return excerptOf(markdownToPlainText(markdown));
 }
 
 /** The first ~200 characters of the text, cut at a word boundary; null when there is no text. */

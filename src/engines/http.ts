@@ -11,12 +11,10 @@ import {
 } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
-import type { Resolver } from '../lib/ssrf-guard.js';
+import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
 
-export interface HttpEngineOptions {
-  allowPrivateNetworks: boolean;
-  resolver: Resolver;
+export interface HttpEngineOptions extends GuardOptions {
   maxResponseBytes: number;
   maxDecompressedBytes: number;
   maxRedirects: number;
@@ -43,14 +41,13 @@ export class HttpEngine implements Engine {
     const redirects: string[] = [];
     let url = req.url;
     for (;;) {
-      assertTargetAllowed(url, this.options.allowPrivateNetworks);
+      assertTargetAllowed(url, this.options);
       deadline.check('fetch');
       const response = await this.send(url, req.headers, dispatcher, deadline);
       const location = response.headers['location'];
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
-        response.body.resume();
+        response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
         if (redirects.length >= this.options.maxRedirects) {
-          response.body.destroy();
           throw new TooManyRedirectsError(
             `Stopped after ${this.options.maxRedirects} redirects (last: ${url.href})`,
           );

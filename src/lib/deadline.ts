@@ -7,12 +7,13 @@ import { TimeoutError } from '../errors.js';
 export class Deadline {
   private constructor(
     readonly at: number,
+    readonly budgetMs: number,
     readonly signal: AbortSignal,
   ) {}
 
   static after(ms: number, parent?: AbortSignal): Deadline {
     const timer = AbortSignal.timeout(Math.max(1, ms));
-    return new Deadline(Date.now() + ms, parent ? AbortSignal.any([timer, parent]) : timer);
+    return new Deadline(Date.now() + ms, ms, parent ? AbortSignal.any([timer, parent]) : timer);
   }
 
   get expired(): boolean {
@@ -34,6 +35,6 @@ export class Deadline {
   }
 
   timeoutError(stage: string): TimeoutError {
-    return new TimeoutError(`Request timed out during ${stage} (budget exhausted)`);
+    return new TimeoutError(`Timed out during ${stage}: the ${this.budgetMs} ms timeout was exceeded`);
   }
 }

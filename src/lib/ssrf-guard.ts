@@ -28,6 +28,8 @@ export function isBlockedAddress(address: string): boolean {
 export interface GuardOptions {
   allowPrivateNetworks: boolean;
   resolver: Resolver;
+  /** Address policy; defaults to isBlockedAddress. Tests narrow it to declare the fixture's address public. */
+  isBlocked?: (address: string) => boolean;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string, family: number) => void;
@@ -47,12 +49,13 @@ export function guardedLookup(options: GuardOptions) {
     callback: LookupCallback | LookupAllCallback,
   ): void => {
     const all = typeof opts === 'object' && opts !== null && opts.all === true;
+    const isBlocked = options.isBlocked ?? isBlockedAddress;
     options
       .resolver(hostname)
       .then((addresses) => {
         const allowed = options.allowPrivateNetworks
           ? addresses
-          : addresses.filter((a) => !isBlockedAddress(a.address));
+          : addresses.filter((a) => !isBlocked(a.address));
         if (allowed.length === 0) {
           const shown = addresses.map((a) => a.address).join(', ') || 'no address';
           throw new TargetBlockedError(
@@ -70,13 +73,13 @@ export function guardedLookup(options: GuardOptions) {
  * Checks what can be checked before connecting: the scheme, embedded credentials, and IP-literal
  * hosts (which never pass through `lookup`). Named hosts are checked at connect time by guardedLookup.
  */
-export function assertTargetAllowed(url: URL, allowPrivateNetworks: boolean): void {
+export function assertTargetAllowed(url: URL, options: GuardOptions): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new TargetBlockedError(`Refused URL scheme '${url.protocol}': only http and https are fetched`);
   }
-  if (allowPrivateNetworks) return;
+  if (options.allowPrivateNetworks) return;
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && isBlockedAddress(host)) {
+  if (isIP(host) && (options.isBlocked ?? isBlockedAddress)(host)) {
     throw new TargetBlockedError(`Refused to fetch ${url.host}: private or reserved address`);
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {

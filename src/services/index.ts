@@ -11,6 +11,8 @@ export interface AppDeps {
   config: Config;
   /** DNS resolution used by the SSRF guard; tests inject one that maps names to loopback. */
   resolver?: Resolver;
+  /** Address policy of the SSRF guard (default: isBlockedAddress). */
+  isBlockedAddress?: (address: string) => boolean;
   /** Logger options for Fastify (pino); false silences it (tests). */
   logger?: boolean | { level: string };
 }
@@ -26,6 +28,7 @@ export function createServices(deps: AppDeps): Services {
   const http = new HttpEngine({
     allowPrivateNetworks: config.allowPrivateNetworks,
     resolver: deps.resolver ?? systemResolver,
+    isBlocked: deps.isBlockedAddress,
     maxResponseBytes: config.maxResponseBytes,
     maxDecompressedBytes: config.maxDecompressedBytes,
     maxRedirects: config.maxRedirects,

@@ -1,0 +1,72 @@
+import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
+import { loadConfig } from '../src/config.js';
+import type { Resolver } from '../src/lib/ssrf-guard.js';
+import { buildApp } from '../src/server.js';
+import { startSite } from './fixtures/site.js';
+import type { Site } from './fixtures/site.js';
+
+export interface ServiceOptions {
+  env?: Record<string, string>;
+  resolver?: Resolver;
+  isBlockedAddress?: (address: string) => boolean;
+}
+
+export interface Service {
+  url: string;
+  post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
+}
+
+/** Starts the real service on an ephemeral loopback port; closed when the test ends. */
+export async function startService(t: TestContext | null, options: ServiceOptions = {}): Promise<Service> {
+  const config = loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent', ...options.env });
+  const app = await buildApp({
+    config,
+    logger: false,
+    resolver: options.resolver,
+    isBlockedAddress: options.isBlockedAddress,
+  });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  t?.after(() => app.close());
+  return {
+    url,
+    async post(path, body) {
+      const res = await fetch(url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await res.text();
+      let json: Record<string, unknown>;
+      try {
+        json = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        json = { raw: text };
+      }
+      return { status: res.status, json };
+    },
+  };
+}
+
+export async function site(t: TestContext, host?: string): Promise<Site> {
+  const s = await startSite(host);
+  t.after(() => s.close());
+  return s;
+}
+
+/** Shape of a scrape reply's data, for assertions. */
+export interface Doc {
+  title: string;
+  description: string;
+  url: string;
+  markdown?: string;
+  html?: string;
+  rawHtml?: string;
+  links?: string[];
+  images?: string[];
+  screenshot?: string;
+  metadata: Record<string, unknown>;
+}
+
+export const docOf = (json: Record<string, unknown>): Doc => json.data as Doc;
