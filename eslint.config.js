@@ -15,7 +15,14 @@ export default tseslint.config(
     },
   },
   {
-    files: ['src/content/**', 'src/engines/**', 'src/crawl/**', 'src/extract/**', 'src/search/**', 'src/lib/**'],
+    files: [
+      'src/content/**',
+      'src/engines/**',
+      'src/crawl/**',
+      'src/extract/**',
+      'src/search/**',
+      'src/lib/**',
+    ],
     rules: {
       'no-restricted-imports': [
         'error',

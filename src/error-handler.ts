@@ -1,5 +1,12 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, BadRequestError, BodyTooLargeError, NotFoundError, toAppError } from './errors.js';
+import {
+  AppError,
+  BadRequestError,
+  BodyTooLargeError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+  toAppError,
+} from './errors.js';
 
 interface ValidationIssue {
   keyword: string;
@@ -53,11 +60,12 @@ function fromFastify(err: FastifyError): AppError | null {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new BodyTooLargeError('Request body is too large');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new BadRequestError('Content-Type must be application/json');
+      return new UnsupportedMediaTypeError('Content-Type must be application/json');
     default:
       break;
   }
-  if (err instanceof SyntaxError) return new BadRequestError(`Request body is not valid JSON: ${err.message}`);
+  if (err instanceof SyntaxError)
+    return new BadRequestError(`Request body is not valid JSON: ${err.message}`);
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return new BadRequestError(err.message);
   }

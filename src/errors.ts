@@ -29,6 +29,11 @@ export class BodyTooLargeError extends AppError {
   readonly status = 413;
 }
 
+export class UnsupportedMediaTypeError extends AppError {
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
+  readonly status = 415;
+}
+
 export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
   readonly status = 404;

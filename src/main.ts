@@ -4,7 +4,7 @@ import { buildApp } from './server.js';
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env);
+    config = loadConfig();
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(`Configuration error: ${err.message}`);

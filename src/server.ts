@@ -27,6 +27,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Every operation takes JSON; anything else is a 415, not a string that fails validation later.
+  app.removeContentTypeParser('text/plain');
   app.decorate('services', createServices(deps));
   app.addHook('onClose', async () => app.services.close());
   app.setErrorHandler(errorHandler);

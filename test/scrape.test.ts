@@ -47,7 +47,10 @@ describe('POST /api/v1/scrape (http engine)', () => {
       detectionReason: null,
       contentScriptRatio: m.contentScriptRatio,
     });
-    assert.ok((m.wordCount as number) > 250 && (m.wordCount as number) < 500, `wordCount ${String(m.wordCount)}`);
+    assert.ok(
+      (m.wordCount as number) > 250 && (m.wordCount as number) < 500,
+      `wordCount ${String(m.wordCount)}`,
+    );
     assert.match(m.excerpt as string, /^When a producer writes data faster/);
     assert.ok((m.contentScriptRatio as number) > 0.5 && (m.contentScriptRatio as number) <= 1);
   });
@@ -58,7 +61,15 @@ describe('POST /api/v1/scrape (http engine)', () => {
     const m = docOf((await svc.post('/api/v1/scrape', { url: `${s.url}/no-lang` })).json).metadata;
     assert.equal(m.description, '');
     assert.equal(m.language, 'en');
-    for (const key of ['keywords', 'robots', 'ogTitle', 'ogDescription', 'ogUrl', 'ogImage', 'canonicalUrl']) {
+    for (const key of [
+      'keywords',
+      'robots',
+      'ogTitle',
+      'ogDescription',
+      'ogUrl',
+      'ogImage',
+      'canonicalUrl',
+    ]) {
       assert.equal(m[key], null, key);
     }
     assert.match(m.detectionReason as string, /http engine/);
@@ -69,7 +80,9 @@ describe('POST /api/v1/scrape (http engine)', () => {
   test('client-side framework shells are fingerprinted', async (t) => {
     const s = await site(t);
     const svc = await startService(t);
-    const m = docOf((await svc.post('/api/v1/scrape', { url: `${s.url}/empty`, engine: 'http' })).json).metadata;
+    const m = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${s.url}/empty`, engine: 'http' })).json,
+    ).metadata;
     assert.equal(m.wordCount, 0);
     assert.equal(m.excerpt, null);
     assert.equal(m.readingTime, 0);
@@ -90,7 +103,10 @@ describe('POST /api/v1/scrape (http engine)', () => {
     assert.match(doc.rawHtml!, /<script>window\.dataLayer/);
     assert.ok(doc.links!.includes(`${s.url}/docs/streams`));
     assert.ok(doc.links!.includes('https://nodejs.org/api/stream.html'));
-    assert.ok(doc.links!.every((l) => /^https?:\/\//.test(l)), 'only http(s) links');
+    assert.ok(
+      doc.links!.every((l) => /^https?:\/\//.test(l)),
+      'only http(s) links',
+    );
     assert.equal(new Set(doc.links).size, doc.links!.length, 'links deduplicated');
     assert.deepEqual(doc.images, [`${s.url}/static/img/pipeline-diagram.png`]);
   });
@@ -98,17 +114,33 @@ describe('POST /api/v1/scrape (http engine)', () => {
   test('markdown: headings, GFM table, fenced code with language, nested lists, entities, no script text', async (t) => {
     const s = await site(t);
     const svc = await startService(t);
-    const md = docOf((await svc.post('/api/v1/scrape', { url: `${s.url}/blog/backpressure` })).json).markdown!;
+    const md = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${s.url}/blog/backpressure` })).json,
+    ).markdown!;
     assert.match(md, /^# Understanding Backpressure in Node\.js Streams$/m);
     assert.match(md, /^## How writable streams say no$/m);
-    assert.match(md, /```javascript\nconst ok = writable\.write\(chunk\);\nif \(!ok\) \{\n {2}\/\/ The buffer/);
-    assert.match(md, /\| Approach \| Handles backpressure \| Propagates errors \|\n\| --- \| --- \| --- \|\n\| `pipe\(\)` \| Yes \| No \|/);
-    assert.match(md, /^2\. When you must write by hand, \*\*always\*\* check the return value:\n {3}- On `false`, wait for `'drain'`\.$/m);
+    assert.match(
+      md,
+      /```javascript\nconst ok = writable\.write\(chunk\);\nif \(!ok\) \{\n {2}\/\/ The buffer/,
+    );
+    assert.match(
+      md,
+      /\| Approach \| Handles backpressure \| Propagates errors \|\n\| --- \| --- \| --- \|\n\| `pipe\(\)` \| Yes \| No \|/,
+    );
+    assert.match(
+      md,
+      /^2\. When you must write by hand, \*\*always\*\* check the return value:\n {3}- On `false`, wait for `'drain'`\.$/m,
+    );
     assert.match(md, /^> “Backpressure is not an error\./m);
     assert.match(md, /mistakes & how to spot/);
     assert.match(md, /in € and £; temperatures in °C/);
     assert.match(md, new RegExp(`\\[streams reference\\]\\(${s.url}/docs/streams\\)`));
-    assert.match(md, new RegExp(`!\\[A producer, a buffer and a consumer connected by arrows\\]\\(${s.url}/static/img/pipeline-diagram\\.png\\)`));
+    assert.match(
+      md,
+      new RegExp(
+        `!\\[A producer, a buffer and a consumer connected by arrows\\]\\(${s.url}/static/img/pipeline-diagram\\.png\\)`,
+      ),
+    );
     assert.doesNotMatch(md, /analytics loaded|dataLayer|\.hero\{|<\/?[a-z]+[ >]/);
   });
 
@@ -120,7 +152,8 @@ describe('POST /api/v1/scrape (http engine)', () => {
     assert.doesNotMatch(stripped.markdown!, /data:image/);
     assert.ok(stripped.images!.every((i) => !i.startsWith('data:')));
     const kept = docOf(
-      (await svc.post('/api/v1/scrape', { url, formats: ['markdown', 'images'], removeBase64Images: false })).json,
+      (await svc.post('/api/v1/scrape', { url, formats: ['markdown', 'images'], removeBase64Images: false }))
+        .json,
     );
     assert.match(kept.markdown!, /!\[inline pixel\]\(data:image\/png;base64,/);
     assert.ok(kept.images!.some((i) => i.startsWith('data:image/png;base64,')));
@@ -129,10 +162,14 @@ describe('POST /api/v1/scrape (http engine)', () => {
   test('lazy images resolve from data-src; <base href> governs relative URLs', async (t) => {
     const s = await site(t);
     const svc = await startService(t);
-    const shop = docOf((await svc.post('/api/v1/scrape', { url: `${s.url}/shop`, formats: ['markdown', 'images'] })).json);
+    const shop = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${s.url}/shop`, formats: ['markdown', 'images'] })).json,
+    );
     assert.ok(shop.images!.includes(`${s.url}/img/p/trail-lite.jpg`));
     assert.match(shop.markdown!, /\| EU \| UK \| US \|/);
-    const docs = docOf((await svc.post('/api/v1/scrape', { url: `${s.url}/docs/v2/configuration`, formats: ['links'] })).json);
+    const docs = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${s.url}/docs/v2/configuration`, formats: ['links'] })).json,
+    );
     assert.ok(docs.links!.includes(`${s.url}/docs/v2/getting-started`));
     assert.ok(docs.links!.includes(`${s.url}/changelog`));
   });
@@ -141,12 +178,15 @@ describe('POST /api/v1/scrape (http engine)', () => {
     const s = await site(t);
     const svc = await startService(t);
     const url = `${s.url}/blog/backpressure`;
-    const only = docOf((await svc.post('/api/v1/scrape', { url, includeTags: ['table.comparison', 'h1'] })).json);
+    const only = docOf(
+      (await svc.post('/api/v1/scrape', { url, includeTags: ['table.comparison', 'h1'] })).json,
+    );
     assert.equal(only.markdown!.split('\n')[0], '# Understanding Backpressure in Node.js Streams');
     assert.match(only.markdown!, /\| Approach \|/);
     assert.doesNotMatch(only.markdown!, /When a producer/);
     const without = docOf(
-      (await svc.post('/api/v1/scrape', { url, excludeTags: ['nav', 'footer', '.cookie-banner', 'pre'] })).json,
+      (await svc.post('/api/v1/scrape', { url, excludeTags: ['nav', 'footer', '.cookie-banner', 'pre'] }))
+        .json,
     );
     assert.doesNotMatch(without.markdown!, /\[Home\]|All rights reserved|cookies|const ok/);
     assert.match(without.markdown!, /When a producer/);
@@ -165,13 +205,18 @@ describe('POST /api/v1/scrape (http engine)', () => {
     assert.match(md, /```javascript/);
     assert.match(md, /\| Approach \|/);
     assert.match(md, /Measure memory under load/);
-    assert.doesNotMatch(md, /\[Home\]|All rights reserved|Share on Twitter|Related articles|Subscribe|cookies/);
+    assert.doesNotMatch(
+      md,
+      /\[Home\]|All rights reserved|Share on Twitter|Related articles|Subscribe|cookies/,
+    );
   });
 
   test('onlyMainContent falls back to the whole page when nothing article-shaped is found', async (t) => {
     const s = await site(t);
     const svc = await startService(t);
-    const md = docOf((await svc.post('/api/v1/scrape', { url: `${s.url}/gbk`, onlyMainContent: true })).json).markdown!;
+    const md = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${s.url}/gbk`, onlyMainContent: true })).json,
+    ).markdown!;
     assert.match(md, /这是一个使用国标扩展编码的中文网页/);
   });
 
@@ -179,16 +224,26 @@ describe('POST /api/v1/scrape (http engine)', () => {
     const s = await site(t);
     const svc = await startService(t);
     const md = docOf(
-      (await svc.post('/api/v1/scrape', { url: `${s.url}/echo-headers`, headers: { 'X-Api-Token': 'abc123', Cookie: 'a=b' } }))
-        .json,
+      (
+        await svc.post('/api/v1/scrape', {
+          url: `${s.url}/echo-headers`,
+          headers: { 'X-Api-Token': 'abc123', Cookie: 'a=b' },
+        })
+      ).json,
     ).markdown!;
     assert.match(md, /\| x-api-token \| abc123 \|/);
     assert.match(md, /\| cookie \| a=b \|/);
     assert.match(md, /\| user-agent \| Mozilla\/5\.0/);
-    const bad = await svc.post('/api/v1/scrape', { url: `${s.url}/echo-headers`, headers: { 'X-Evil': 'a\r\nHost: x' } });
+    const bad = await svc.post('/api/v1/scrape', {
+      url: `${s.url}/echo-headers`,
+      headers: { 'X-Evil': 'a\r\nHost: x' },
+    });
     assert.equal(bad.status, 400);
     assert.match(bad.json.error as string, /headers\.X-Evil/);
-    const host = await svc.post('/api/v1/scrape', { url: `${s.url}/echo-headers`, headers: { Host: 'internal' } });
+    const host = await svc.post('/api/v1/scrape', {
+      url: `${s.url}/echo-headers`,
+      headers: { Host: 'internal' },
+    });
     assert.equal(host.status, 400);
   });
 });

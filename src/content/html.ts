@@ -59,4 +59,3 @@ function attributes(el: Element, options: CleanHtmlOptions): string {
   }
   return out;
 }
-

@@ -44,7 +44,13 @@ export function renderTable(table: Element, renderer: CellRenderer): string {
   const rows = tableRows(table);
   const width = Math.max(0, ...rows.map((row) => cellsOf(row).reduce((n, c) => n + span(c), 0)));
   if (rows.length === 0 || width < 2 || hasNestedTable(table)) {
-    return rows.map((row) => cellsOf(row).map((cell) => renderer.block(renderer.children(cell))).join('')).join('');
+    return rows
+      .map((row) =>
+        cellsOf(row)
+          .map((cell) => renderer.block(renderer.children(cell)))
+          .join(''),
+      )
+      .join('');
   }
   const lines = rows.map((row) => {
     const cells: string[] = [];

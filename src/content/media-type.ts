@@ -11,7 +11,10 @@ function looksLikeHtml(head: string): boolean {
 
 function looksBinary(body: Buffer): boolean {
   const sample = body.subarray(0, 1024);
-  if (sample.length >= 2 && ((sample[0] === 0xfe && sample[1] === 0xff) || (sample[0] === 0xff && sample[1] === 0xfe)))
+  if (
+    sample.length >= 2 &&
+    ((sample[0] === 0xfe && sample[1] === 0xff) || (sample[0] === 0xff && sample[1] === 0xfe))
+  )
     return false; // UTF-16 BOM: text with NUL bytes
   return sample.includes(0);
 }

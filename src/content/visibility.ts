@@ -2,9 +2,29 @@ import type { Element } from './parse.js';
 
 /** Elements that never carry readable page content. */
 export const NEVER_CONTENT = new Set([
-  'script', 'style', 'noscript', 'template', 'head', 'meta', 'link', 'title', 'base',
-  'iframe', 'frame', 'frameset', 'object', 'embed', 'canvas', 'svg', 'math',
-  'input', 'select', 'option', 'textarea', 'datalist', 'dialog',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'head',
+  'meta',
+  'link',
+  'title',
+  'base',
+  'iframe',
+  'frame',
+  'frameset',
+  'object',
+  'embed',
+  'canvas',
+  'svg',
+  'math',
+  'input',
+  'select',
+  'option',
+  'textarea',
+  'datalist',
+  'dialog',
 ]);
 
 /** True for elements a reader never sees: non-content tags and hidden markup. */

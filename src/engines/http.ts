@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, errors as undiciErrors, request } from 'undici';
 import type { Dispatcher } from 'undici';

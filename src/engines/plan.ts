@@ -38,7 +38,9 @@ export function planEngine(choice: EngineChoice, needs: PageNeeds, browserAvaila
   }
   if (!browserAvailable && (choice === 'browser' || fields.length > 0)) {
     const why = choice === 'browser' ? 'engine "browser"' : fields.join(', ');
-    throw new ServiceUnavailableError(`${why} needs the browser engine, which is not available on this server`);
+    throw new ServiceUnavailableError(
+      `${why} needs the browser engine, which is not available on this server`,
+    );
   }
   if (choice === 'browser') return { engine: 'browser', detectionReason: null };
   if (fields.length > 0) {

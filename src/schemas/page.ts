@@ -6,7 +6,9 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 export const PageMetadata = Type.Object({
   title: Type.String(),
   description: Type.String({ description: 'Meta description; empty string when none.' }),
-  language: Type.String({ description: "<html lang>, else Content-Language, else detected; 'und' if unknown." }),
+  language: Type.String({
+    description: "<html lang>, else Content-Language, else detected; 'und' if unknown.",
+  }),
   keywords: NullableString,
   robots: NullableString,
   ogTitle: NullableString,
@@ -15,14 +17,17 @@ export const PageMetadata = Type.Object({
   ogImage: NullableString,
   url: Type.String({ description: 'Final URL after redirects.' }),
   sourceUrl: Type.String({ description: 'URL as requested.' }),
-  statusCode: Type.Integer({ description: 'HTTP status of the final response (4xx/5xx pages still return).' }),
+  statusCode: Type.Integer({
+    description: 'HTTP status of the final response (4xx/5xx pages still return).',
+  }),
   contentType: Type.String({ description: 'Media type of the page, without parameters.' }),
   canonicalUrl: NullableString,
   wordCount: Type.Integer(),
   readingTime: Type.Integer({ description: 'Minutes: wordCount / 200, rounded up.' }),
   excerpt: NullableString,
   detectedFrameworks: Type.Union([Type.Array(Type.String()), Type.Null()], {
-    description: 'Client-side frameworks fingerprinted in the HTML (e.g. ["next.js","react"]); null when none.',
+    description:
+      'Client-side frameworks fingerprinted in the HTML (e.g. ["next.js","react"]); null when none.',
   }),
   detectionReason: Type.Union([Type.String(), Type.Null()], {
     description: 'Why the engine was chosen (engine "auto" only); null otherwise.',

@@ -25,14 +25,21 @@ export const ScrapeOptionFields = {
     Type.Boolean({ default: false, description: 'Keep only the main (article) content.' }),
   ),
   waitFor: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 300000, default: 0, description: 'Wait before capture (ms); browser only.' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 300000,
+      default: 0,
+      description: 'Wait before capture (ms); browser only.',
+    }),
   ),
   waitForSelector: Type.Optional(
     Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector to wait for; browser only.' }),
   ),
   removeBase64Images: Type.Optional(Type.Boolean({ default: true })),
   skipTlsVerification: Type.Optional(Type.Boolean({ default: false })),
-  screenshot: Type.Optional(Type.Boolean({ default: false, description: 'Capture a screenshot; browser only.' })),
+  screenshot: Type.Optional(
+    Type.Boolean({ default: false, description: 'Capture a screenshot; browser only.' }),
+  ),
   screenshotFormat: Type.Optional(Type.Enum(['png', 'jpeg'], { default: 'png' })),
   actions: Type.Optional(Type.Array(BrowserAction, { maxItems: 50 })),
   includeTags: Type.Optional(

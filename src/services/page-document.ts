@@ -118,7 +118,12 @@ interface Outputs {
 }
 
 function assemble(metadata: PageMetadata, want: Set<FormatName>, out: Outputs): PageDocument {
-  const doc: PageDocument = { title: metadata.title, description: metadata.description, url: metadata.url, metadata };
+  const doc: PageDocument = {
+    title: metadata.title,
+    description: metadata.description,
+    url: metadata.url,
+    metadata,
+  };
   if (want.has('markdown')) doc.markdown = out.markdown;
   if (want.has('html')) doc.html = out.html ?? '';
   if (want.has('rawHtml')) doc.rawHtml = out.rawHtml;

@@ -13,7 +13,11 @@ export interface ScrapeDeps {
 }
 
 /** One page: validate, choose the engine, fetch within the deadline, build the requested formats. */
-export async function scrapePage(body: ScrapeBody, deadline: Deadline, deps: ScrapeDeps): Promise<PageDocument> {
+export async function scrapePage(
+  body: ScrapeBody,
+  deadline: Deadline,
+  deps: ScrapeDeps,
+): Promise<PageDocument> {
   const url = parseTargetUrl(body.url);
   const headers = checkCallerHeaders(body.headers);
   const formats = body.formats ?? ['markdown'];
@@ -28,7 +32,10 @@ export async function scrapePage(body: ScrapeBody, deadline: Deadline, deps: Scr
     deps.browser !== null,
   );
   const engine = plan.engine === 'browser' && deps.browser ? deps.browser : deps.http;
-  const page = await engine.fetchPage({ url, headers, skipTlsVerification: body.skipTlsVerification ?? false }, deadline);
+  const page = await engine.fetchPage(
+    { url, headers, skipTlsVerification: body.skipTlsVerification ?? false },
+    deadline,
+  );
   deadline.check('fetch');
   const document = toPageDocument(page, {
     sourceUrl: body.url,

@@ -1,0 +1,175 @@
+// npm run bench: the service against a plain baseline (undici fetch + turndown) in the same run, on the
+// same loopback fixture site, plus in-process conversion throughput. Prints figures and rewrites the
+// generated section of BENCHMARKS.md.
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import TurndownService from 'turndown';
+import { gfm } from '@joplin/turndown-plugin-gfm';
+import { buildContent } from '../src/content/build.js';
+import { longArticle, page, startSite } from '../test/fixtures/site.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const FIDELITY = join(ROOT, '..', 'shared', 'fidelity', 'zyte', 'pages');
+const quick = process.argv.includes('--quick');
+const seconds = quick ? 3 : 10;
+
+function startChild(script: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
+  const child = fork(join(ROOT, script), [], {
+    execArgv: ['--import', 'tsx'],
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return waitHealthy(`http://127.0.0.1:${port}`, script.includes('baseline')).then(() => child);
+}
+
+async function waitHealthy(base: string, baseline: boolean): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const res = await fetch(
+        baseline ? base : `${base}/health`,
+        baseline ? { method: 'POST', body: '{}' } : {},
+      );
+      if (res.status < 600) return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${base} did not start`);
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string, body: unknown, connections: number, duration: number): Promise<Load> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    connections,
+    duration,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+function corpus(): { name: string; html: string }[] {
+  const pages = ['article.html', 'docs.html', 'shop.html'].map((name) => ({ name, html: page(name) }));
+  pages.push({ name: 'long-read-100k', html: longArticle(100_000) });
+  if (existsSync(FIDELITY)) {
+    for (const file of readdirSync(FIDELITY).sort()) {
+      pages.push({ name: file, html: gunzipSync(readFileSync(join(FIDELITY, file))).toString('utf8') });
+    }
+  } else {
+    console.log(`(fidelity corpus not found at ${FIDELITY}: conversion bench uses the fixture pages only)`);
+  }
+  return pages;
+}
+
+function timePerPage(pages: { html: string }[], convert: (html: string) => unknown): number {
+  for (const p of pages.slice(0, 5)) convert(p.html);
+  const started = performance.now();
+  let n = 0;
+  const rounds = quick ? 1 : 3;
+  for (let r = 0; r < rounds; r++) {
+    for (const p of pages) {
+      convert(p.html);
+      n++;
+    }
+  }
+  return (performance.now() - started) / n;
+}
+
+function conversionBench(): Record<string, number> {
+  const pages = corpus();
+  const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
+  turndown.use(gfm);
+  turndown.remove(['script', 'style', 'noscript']);
+  const pageUrl = new URL('http://127.0.0.1/page');
+  const options = { removeBase64Images: true, html: false, links: true, images: true };
+  return {
+    pages: pages.length,
+    turndownMs: timePerPage(pages, (html) => turndown.turndown(html)),
+    oursFullMs: timePerPage(pages, (html) =>
+      buildContent(html, pageUrl, { ...options, onlyMainContent: false }),
+    ),
+    oursMainMs: timePerPage(pages, (html) =>
+      buildContent(html, pageUrl, { ...options, onlyMainContent: true }),
+    ),
+  };
+}
+
+const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const site = await startSite();
+  const target = `${site.url}/blog/long-read?bytes=100000`;
+  const service = await startChild('src/main.ts', 3912, { ALLOW_PRIVATE_NETWORKS: 'true' });
+  const baseline = await startChild('bench/baseline-server.ts', 3913);
+  const serviceUrl = 'http://127.0.0.1:3912/api/v1/scrape';
+  const baselineUrl = 'http://127.0.0.1:3913/';
+  const body = { url: target, engine: 'http', formats: ['markdown'] };
+  try {
+    await load(serviceUrl, body, 4, 2);
+    await load(baselineUrl, { url: target }, 4, 2);
+    const serviceSerial = await load(serviceUrl, body, 1, seconds);
+    const baselineSerial = await load(baselineUrl, { url: target }, 1, seconds);
+    const service16 = await load(serviceUrl, body, 16, seconds);
+    const baseline16 = await load(baselineUrl, { url: target }, 16, seconds);
+    const conversion = conversionBench();
+    const cpu = os.cpus();
+    const lines = [
+      `Machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+      '',
+      `### Scrape, http engine, 100 KB article on a loopback fixture (${seconds} s per run)`,
+      '',
+      '| | p50 latency, 1 client | p99, 1 client | req/s, 16 clients | p50, 16 clients | errors |',
+      '|---|---|---|---|---|---|',
+      `| this service (\`/api/v1/scrape\`, markdown) | ${serviceSerial.p50} ms | ${serviceSerial.p99} ms | ${fmt(service16.rps)} | ${service16.p50} ms | ${service16.errors + serviceSerial.errors} |`,
+      `| baseline (undici fetch + turndown-gfm server) | ${baselineSerial.p50} ms | ${baselineSerial.p99} ms | ${fmt(baseline16.rps)} | ${baseline16.p50} ms | ${baseline16.errors + baselineSerial.errors} |`,
+      '',
+      `p50 ratio service/baseline (1 client): ${fmt(serviceSerial.p50 / Math.max(0.001, baselineSerial.p50), 2)} (target ≤ 1.5).`,
+      '',
+      `### HTML → Markdown in-process, ${conversion.pages} pages (fixture pages${existsSync(FIDELITY) ? ' + the 136 fidelity pages' : ''})`,
+      '',
+      '| converter | ms per page | pages/s (one core) |',
+      '|---|---|---|',
+      `| turndown + gfm (baseline, its own domino parse) | ${fmt(conversion.turndownMs!, 2)} | ${fmt(1000 / conversion.turndownMs!)} |`,
+      `| ours: parse + metadata + links + images + markdown, whole page | ${fmt(conversion.oursFullMs!, 2)} | ${fmt(1000 / conversion.oursFullMs!)} |`,
+      `| ours: the same with onlyMainContent | ${fmt(conversion.oursMainMs!, 2)} | ${fmt(1000 / conversion.oursMainMs!)} |`,
+    ];
+    const report = lines.join('\n');
+    console.log(report);
+    if (!quick) writeReport(report);
+  } finally {
+    service.kill();
+    baseline.kill();
+    await site.close();
+  }
+}
+
+function writeReport(report: string): void {
+  const file = join(ROOT, 'BENCHMARKS.md');
+  const start = '<!-- bench:start -->';
+  const end = '<!-- bench:end -->';
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmarks\n\n${start}\n${end}\n`;
+  const before = current.includes(start) ? current.slice(0, current.indexOf(start)) : `${current}\n`;
+  const after = current.includes(end) ? current.slice(current.indexOf(end) + end.length) : '\n';
+  writeFileSync(file, `${before}${start}\n${report}\n${end}${after}`);
+}
+
+await main();
+process.exit(0);
