@@ -82,6 +82,11 @@ export class ServiceUnavailableError extends AppError {
   override readonly retryable = true;
 }
 
+export class NotImplementedError extends AppError {
+  readonly code = 'NOT_IMPLEMENTED';
+  readonly status = 501;
+}
+
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
   readonly status = 500;

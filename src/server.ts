@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import healthRoutes from './routes/health.js';
+import notImplementedRoutes from './routes/not-implemented.js';
 import scrapeRoute from './routes/scrape.js';
 import { createServices } from './services/index.js';
 import type { AppDeps, Services } from './services/index.js';
@@ -46,5 +47,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(healthRoutes);
   await app.register(scrapeRoute);
+  await app.register(notImplementedRoutes);
   return app as unknown as FastifyInstance;
 }

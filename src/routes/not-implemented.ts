@@ -1,0 +1,21 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { NotImplementedError } from '../errors.js';
+
+/** Operations of the spec that this build does not serve yet: a clear 501 instead of a bare 404. */
+const PENDING = [
+  '/api/v1/crawl',
+  '/api/v1/crawl/stream',
+  '/api/v1/map',
+  '/api/v1/search',
+  '/api/v1/extract',
+  '/api/v1/llmstxt',
+];
+
+const route: FastifyPluginAsyncTypebox = async (app) => {
+  for (const path of PENDING) {
+    app.post(path, { schema: { hide: true } }, async () => {
+      throw new NotImplementedError(`POST ${path} is not implemented in this version yet (see the README)`);
+    });
+  }
+};
+export default route;
