@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { buildContent } from '../src/content/build.js';
-import { longArticle, page, startSite } from '../test/fixtures/site.js';
+import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FIDELITY = join(ROOT, '..', 'shared', 'fidelity', 'zyte', 'pages');
@@ -69,6 +69,7 @@ async function load(url: string, body: unknown, connections: number, duration: n
 function corpus(): { name: string; html: string }[] {
   const pages = ['article.html', 'docs.html', 'shop.html'].map((name) => ({ name, html: page(name) }));
   pages.push({ name: 'long-read-100k', html: longArticle(100_000) });
+  pages.push({ name: 'typical-100k', html: typicalArticle(100_000) });
   if (existsSync(FIDELITY)) {
     for (const file of readdirSync(FIDELITY).sort()) {
       pages.push({ name: file, html: gunzipSync(readFileSync(join(FIDELITY, file))).toString('utf8') });
@@ -114,43 +115,72 @@ function conversionBench(): Record<string, number> {
 
 const fmt = (n: number, digits = 1): string => n.toFixed(digits);
 
+interface Target {
+  name: string;
+  path: string;
+}
+
+const TARGETS: Target[] = [
+  {
+    name: 'typical 100 KB article page (15 KB of text in menus, scripts, JSON state)',
+    path: '/news/typical',
+  },
+  {
+    name: 'dense 100 KB long read (all article text, 60 KB of Markdown out)',
+    path: '/blog/long-read?bytes=100000',
+  },
+];
+
+async function measure(serviceUrl: string, baselineUrl: string, url: string): Promise<string[]> {
+  const body = { url, engine: 'http', formats: ['markdown'] };
+  await load(serviceUrl, body, 4, 3);
+  await load(baselineUrl, { url }, 4, 3);
+  const serviceSerial = await load(serviceUrl, body, 1, seconds);
+  const baselineSerial = await load(baselineUrl, { url }, 1, seconds);
+  const service16 = await load(serviceUrl, body, 16, seconds);
+  const baseline16 = await load(baselineUrl, { url }, 16, seconds);
+  return [
+    `| this service (\`/api/v1/scrape\`, markdown) | ${serviceSerial.p50} ms | ${serviceSerial.p99} ms | ${fmt(service16.rps)} | ${service16.p50} ms | ${service16.errors + serviceSerial.errors} |`,
+    `| baseline (undici fetch + turndown-gfm server) | ${baselineSerial.p50} ms | ${baselineSerial.p99} ms | ${fmt(baseline16.rps)} | ${baseline16.p50} ms | ${baseline16.errors + baselineSerial.errors} |`,
+    '',
+    `p50 ratio service/baseline (1 client): ${fmt(serviceSerial.p50 / Math.max(0.001, baselineSerial.p50), 2)} (target ≤ 1.5); throughput ratio at 16 clients: ${fmt(service16.rps / Math.max(0.001, baseline16.rps), 1)}×.`,
+  ];
+}
+
 async function main(): Promise<void> {
   const site = await startSite();
-  const target = `${site.url}/blog/long-read?bytes=100000`;
   const service = await startChild('src/main.ts', 3912, { ALLOW_PRIVATE_NETWORKS: 'true' });
   const baseline = await startChild('bench/baseline-server.ts', 3913);
-  const serviceUrl = 'http://127.0.0.1:3912/api/v1/scrape';
-  const baselineUrl = 'http://127.0.0.1:3913/';
-  const body = { url: target, engine: 'http', formats: ['markdown'] };
   try {
-    await load(serviceUrl, body, 4, 2);
-    await load(baselineUrl, { url: target }, 4, 2);
-    const serviceSerial = await load(serviceUrl, body, 1, seconds);
-    const baselineSerial = await load(baselineUrl, { url: target }, 1, seconds);
-    const service16 = await load(serviceUrl, body, 16, seconds);
-    const baseline16 = await load(baselineUrl, { url: target }, 16, seconds);
-    const conversion = conversionBench();
     const cpu = os.cpus();
     const lines = [
-      `Machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}.`,
+      `Machine: ${cpu.length} × ${cpu[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${new Date().toISOString().slice(0, 10)}. The load generator (autocannon) and the fixture site run on the same 2 cores as the service.`,
+    ];
+    for (const target of TARGETS) {
+      lines.push(
+        '',
+        `### Scrape, http engine: ${target.name}, loopback fixture, ${seconds} s per run`,
+        '',
+        '| | p50 latency, 1 client | p99, 1 client | req/s, 16 clients | p50, 16 clients | errors |',
+        '|---|---|---|---|---|---|',
+        ...(await measure(
+          'http://127.0.0.1:3912/api/v1/scrape',
+          'http://127.0.0.1:3913/',
+          site.url + target.path,
+        )),
+      );
+    }
+    const conversion = conversionBench();
+    lines.push(
       '',
-      `### Scrape, http engine, 100 KB article on a loopback fixture (${seconds} s per run)`,
-      '',
-      '| | p50 latency, 1 client | p99, 1 client | req/s, 16 clients | p50, 16 clients | errors |',
-      '|---|---|---|---|---|---|',
-      `| this service (\`/api/v1/scrape\`, markdown) | ${serviceSerial.p50} ms | ${serviceSerial.p99} ms | ${fmt(service16.rps)} | ${service16.p50} ms | ${service16.errors + serviceSerial.errors} |`,
-      `| baseline (undici fetch + turndown-gfm server) | ${baselineSerial.p50} ms | ${baselineSerial.p99} ms | ${fmt(baseline16.rps)} | ${baseline16.p50} ms | ${baseline16.errors + baselineSerial.errors} |`,
-      '',
-      `p50 ratio service/baseline (1 client): ${fmt(serviceSerial.p50 / Math.max(0.001, baselineSerial.p50), 2)} (target ≤ 1.5).`,
-      '',
-      `### HTML → Markdown in-process, ${conversion.pages} pages (fixture pages${existsSync(FIDELITY) ? ' + the 136 fidelity pages' : ''})`,
+      `### HTML → Markdown in-process, ${conversion.pages} pages (fixture pages${existsSync(FIDELITY) ? ' + the 136 fidelity pages' : ''}), one thread`,
       '',
       '| converter | ms per page | pages/s (one core) |',
       '|---|---|---|',
       `| turndown + gfm (baseline, its own domino parse) | ${fmt(conversion.turndownMs!, 2)} | ${fmt(1000 / conversion.turndownMs!)} |`,
       `| ours: parse + metadata + links + images + markdown, whole page | ${fmt(conversion.oursFullMs!, 2)} | ${fmt(1000 / conversion.oursFullMs!)} |`,
       `| ours: the same with onlyMainContent | ${fmt(conversion.oursMainMs!, 2)} | ${fmt(1000 / conversion.oursMainMs!)} |`,
-    ];
+    );
     const report = lines.join('\n');
     console.log(report);
     if (!quick) writeReport(report);

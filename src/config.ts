@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 /** Typed service configuration, parsed once from the environment at startup (the only reader of env). */
 export interface Config {
   host: string;
@@ -13,6 +15,10 @@ export interface Config {
   maxDecompressedBytes: number;
   maxRedirects: number;
   userAgent: string;
+  /** Worker threads for parsing and conversion; 0 renders on the main thread. */
+  contentWorkers: number;
+  /** Heap cap of each content worker, in MiB. */
+  contentWorkerHeapMb: number;
 }
 
 export class ConfigError extends Error {}
@@ -41,6 +47,7 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const cores = Math.max(1, Math.min(os.availableParallelism(), 8));
   return {
     host: env.HOST || '127.0.0.1',
     port: int(env, 'PORT', 3002, 0, 65535),
@@ -51,5 +58,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxDecompressedBytes: int(env, 'MAX_DECOMPRESSED_BYTES', 30 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxRedirects: int(env, 'MAX_REDIRECTS', 10, 0, 50),
     userAgent: env.USER_AGENT || DEFAULT_USER_AGENT,
+    contentWorkers: int(env, 'CONTENT_WORKERS', cores, 0, 64),
+    contentWorkerHeapMb: int(env, 'CONTENT_WORKER_HEAP_MB', 512, 64, 16384),
   };
 }

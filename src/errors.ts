@@ -92,6 +92,19 @@ export class InternalError extends AppError {
   readonly status = 500;
 }
 
+const BY_CODE: Record<string, new (message: string) => AppError> = {
+  BAD_REQUEST: BadRequestError,
+  UNSUPPORTED_FEATURE: UnsupportedFeatureError,
+  UNSUPPORTED_CONTENT: UnsupportedContentError,
+  TARGET_TOO_LARGE: TargetTooLargeError,
+};
+
+/** Rebuilds an error that crossed a thread boundary as {code, message}. */
+export function errorFromCode(code: string, message: string): AppError {
+  const Class = BY_CODE[code];
+  return Class ? new Class(message) : new InternalError(message);
+}
+
 /** Normalizes anything thrown into an AppError; unknown errors become INTERNAL with the cause kept. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;

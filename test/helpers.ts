@@ -19,7 +19,12 @@ export interface Service {
 
 /** Starts the real service on an ephemeral loopback port; closed when the test ends. */
 export async function startService(t: TestContext | null, options: ServiceOptions = {}): Promise<Service> {
-  const config = loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent', ...options.env });
+  const config = loadConfig({
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    LOG_LEVEL: 'silent',
+    CONTENT_WORKERS: '1',
+    ...options.env,
+  });
   const app = await buildApp({
     config,
     logger: false,

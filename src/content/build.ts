@@ -11,7 +11,7 @@ import type { HeadMetadata } from './metadata.js';
 import { contentScriptRatio, detectFrameworks } from './page-signals.js';
 import type { AnyNode, Element } from './parse.js';
 import { bodyOf, parseHtml } from './parse.js';
-import { countWords, markdownExcerpt, markdownToPlainText, readingTime } from './text-stats.js';
+import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
 
 export interface ContentOptions {
   onlyMainContent: boolean;
@@ -26,7 +26,7 @@ export interface ContentOptions {
 export interface PageContent {
   head: HeadMetadata;
   markdown: string;
-  /** The Markdown's reading text (for word counts, excerpts and language detection). */
+  /** Reading text of the start of the Markdown (for language detection). */
   plainText: string;
   html?: string;
   links?: string[];
@@ -58,8 +58,9 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
   const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip };
   const markdown = toMarkdown(roots, render);
-  const plainText = markdownToPlainText(markdown);
-  const words = countWords(plainText);
+  // Full plain text is only needed for language detection, which reads the first 2000 characters.
+  const plainText = markdownToPlainText(markdown.slice(0, 6000));
+  const words = countWords(withoutUrls(markdown));
   return {
     head,
     markdown,

@@ -1,5 +1,6 @@
 import type { AnyNode, Document, Element } from './parse.js';
 import { bodyOf, isTag } from './parse.js';
+import { visibleLength } from './page-signals.js';
 import { isInvisible } from './visibility.js';
 
 /** The article part of a page: the subtrees to render and the boilerplate inside them to leave out. */
@@ -43,9 +44,10 @@ function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
   if (!('children' in root)) return total;
   for (const child of root.children) {
     if (child.type === 'text') {
-      const text = child.data.replace(/\s+/g, ' ');
-      total.text += text.trim().length;
-      total.commas += text.split(/[,，、]/).length - 1;
+      const text = child.data;
+      total.text += visibleLength(text);
+      for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) total.commas++;
+      for (let i = text.indexOf('，'); i !== -1; i = text.indexOf('，', i + 1)) total.commas++;
     } else if (isTag(child)) {
       if (isInvisible(child)) continue;
       const sub = measure(child, stats);

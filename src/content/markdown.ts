@@ -58,8 +58,7 @@ const BLOCK_TAGS = new Set([
   'h6',
 ]);
 const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
-/** Private-use markers that survive whitespace cleanup and are swapped back at the end. */
-const BREAK = '\uE000';
+/** Private-use markers around a code block's index; the code is swapped back in at the end. */
 const CODE_OPEN = '\uE001';
 const CODE_CLOSE = '\uE002';
 
@@ -108,9 +107,8 @@ export class MarkdownRenderer {
   block(content: string): string {
     this.spaced = true;
     this.lineStart = true;
-    const trimmed = content.replace(/^[\s\uE000]+|[\s\uE000]+$/g, '');
-    if (trimmed === '') return '';
-    const text = trimmed.replace(/ *\uE000 */g, '\n');
+    const text = trimWhitespace(content);
+    if (text === '') return '';
     return this.inlineOnly > 0 ? ` ${text.replace(/\s*\n\s*/g, ' ')} ` : `\n\n${text}\n\n`;
   }
 
@@ -139,7 +137,7 @@ export class MarkdownRenderer {
       case 'br':
         this.spaced = true;
         this.lineStart = true;
-        return this.inlineOnly > 0 ? ' ' : BREAK;
+        return this.inlineOnly > 0 ? ' ' : '\n';
       case 'hr':
         return this.inlineOnly > 0 ? ' ' : this.block('---');
       case 'pre':
@@ -187,9 +185,7 @@ export class MarkdownRenderer {
     this.inlineOnly++;
     this.spaced = true;
     try {
-      return this.children(el)
-        .replace(/[\s\uE000]+/g, ' ')
-        .trim();
+      return this.children(el).replace(/\s+/g, ' ').trim();
     } finally {
       this.inlineOnly--;
     }
@@ -205,7 +201,7 @@ export class MarkdownRenderer {
     const content = this.children(el);
     const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(content)!;
     const inner = match[2]!;
-    if (inner === '' || inner.includes(BREAK) || /\n\n/.test(inner)) return content;
+    if (inner === '' || inner.includes('\n')) return content;
     return `${match[1]}${mark}${inner}${mark}${match[3]}`;
   }
 
@@ -320,15 +316,32 @@ function codeLanguage(pre: Element): string {
 }
 
 /** Escapes characters that would otherwise change the Markdown structure of plain text. */
+const NEEDS_ESCAPE = /[\\`*_\]]/;
+
 function escapeMarkdown(text: string, atLineStart: boolean): string {
-  const escaped = text
-    .replace(/([\\`*])/g, '\\$1')
-    .replace(/(^|\s)_|_(?=\s|$)/g, (m) => m.replace('_', '\\_'))
-    .replace(/\](?=\()/g, '\\]');
+  const escaped = !NEEDS_ESCAPE.test(text)
+    ? text
+    : text
+        .replace(/([\\`*])/g, '\\$1')
+        .replace(/(^|\s)_|_(?=\s|$)/g, (m) => m.replace('_', '\\_'))
+        .replace(/\](?=\()/g, '\\]');
   if (!atLineStart) return escaped;
   return escaped.replace(/^(\s*)([#>+-]|\d+\.)(?=\s|$)/, (_, ws: string, mark: string) =>
     mark.endsWith('.') ? `${ws}${mark.slice(0, -1)}\\.` : `${ws}\\${mark}`,
   );
+}
+
+/** String trim of white space (including no-break spaces), without a regex scan of the whole string. */
+function trimWhitespace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isSpace(text.charCodeAt(start))) start++;
+  while (end > start && isSpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+function isSpace(code: number): boolean {
+  return code === 32 || (code >= 9 && code <= 13) || code === 160;
 }
 
 function escapeUrl(url: string): string {

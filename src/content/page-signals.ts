@@ -16,13 +16,21 @@ const FRAMEWORK_MARKERS: { name: string; markers: string[]; implies?: string[] }
 ];
 
 /** Frameworks whose fingerprints appear in the page, or null when none do. */
+const MARKER_OWNER = new Map<string, (typeof FRAMEWORK_MARKERS)[number]>();
+for (const framework of FRAMEWORK_MARKERS)
+  for (const marker of framework.markers) MARKER_OWNER.set(marker, framework);
+/** One pass over the HTML for every marker at once. */
+const ANY_MARKER = new RegExp(
+  [...MARKER_OWNER.keys()].map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
+  'g',
+);
+
 export function detectFrameworks(html: string): string[] | null {
   const found = new Set<string>();
-  for (const { name, markers, implies } of FRAMEWORK_MARKERS) {
-    if (markers.some((marker) => html.includes(marker))) {
-      found.add(name);
-      implies?.forEach((other) => found.add(other));
-    }
+  for (const match of html.matchAll(ANY_MARKER)) {
+    const framework = MARKER_OWNER.get(match[0])!;
+    found.add(framework.name);
+    framework.implies?.forEach((other) => found.add(other));
   }
   return found.size > 0 ? [...found].sort() : null;
 }
@@ -37,7 +45,7 @@ export function contentScriptRatio(root: AnyNode): number {
   const walk = (node: AnyNode, inScript: boolean): void => {
     if (node.type === 'text') {
       if (inScript) script += node.data.length;
-      else text += node.data.replace(/\s+/g, ' ').trim().length;
+      else text += visibleLength(node.data);
       return;
     }
     if (isTag(node)) {
@@ -53,4 +61,14 @@ export function contentScriptRatio(root: AnyNode): number {
   };
   walk(root, false);
   return text + script === 0 ? 0 : Math.round((text / (text + script)) * 1000) / 1000;
+}
+
+/** Characters that are not white space: a cheap, allocation-free measure of visible text. */
+export function visibleLength(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 32 && c !== 160) n++;
+  }
+  return n;
 }

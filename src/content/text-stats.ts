@@ -1,16 +1,47 @@
-const WORD = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]|[\p{L}\p{N}][\p{L}\p{N}\p{M}'’_-]*/gu;
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 
-/** Words in the text; each Han/kana character counts as one word, as CJK readers count them. */
+/**
+ * Words in the text: runs of letters/digits (with inner apostrophes, hyphens and underscores);
+ * each Han/kana character counts as one word, as CJK readers count them. ASCII is classified
+ * without regexes, which keeps this linear and cheap on long pages.
+ */
 export function countWords(text: string): number {
   let count = 0;
-  WORD.lastIndex = 0;
-  while (WORD.exec(text) !== null) count++;
+  let inWord = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    let word: boolean;
+    if (c < 128) {
+      word =
+        (c >= 97 && c <= 122) ||
+        (c >= 65 && c <= 90) ||
+        (c >= 48 && c <= 57) ||
+        (inWord && (c === 39 || c === 45 || c === 95));
+    } else {
+      const ch = String.fromCodePoint(text.codePointAt(i)!);
+      if (ch.length === 2) i++;
+      if (CJK.test(ch)) {
+        count++;
+        inWord = false;
+        continue;
+      }
+      word = WORD_CHAR.test(ch) || (inWord && ch === '’');
+    }
+    if (word && !inWord) count++;
+    inWord = word;
+  }
   return count;
 }
 
 /** Minutes at 200 words per minute, rounded up; 0 only for an empty page. */
 export function readingTime(words: number): number {
   return Math.ceil(words / 200);
+}
+
+/** Markdown without link targets and image URLs, so counting words counts only what a reader sees. */
+export function withoutUrls(markdown: string): string {
+  return markdown.replace(/\]\((?:[^()\s]|\([^()]*\))*\)/g, ']');
 }
 
 /** Markdown reduced to the words a reader sees: no link targets, images, code fences or markup. */

@@ -5,6 +5,7 @@ import type { Resolver } from '../lib/ssrf-guard.js';
 import { systemResolver } from '../lib/ssrf-guard.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeBody } from '../schemas/scrape.js';
+import { ContentPool } from './content-pool.js';
 import { scrapePage } from './scrape.js';
 
 export interface AppDeps {
@@ -34,8 +35,11 @@ export function createServices(deps: AppDeps): Services {
     maxRedirects: config.maxRedirects,
     userAgent: config.userAgent,
   });
+  const content = new ContentPool({ threads: config.contentWorkers, maxHeapMb: config.contentWorkerHeapMb });
   return {
-    scrape: (body, deadline) => scrapePage(body, deadline, { http, browser: null }),
-    close: () => http.close(),
+    scrape: (body, deadline) => scrapePage(body, deadline, { http, browser: null, content }),
+    close: async () => {
+      await Promise.all([http.close(), content.close()]);
+    },
   };
 }

@@ -5,11 +5,12 @@ import { checkCallerHeaders } from '../lib/request-headers.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeBody } from '../schemas/scrape.js';
-import { toPageDocument } from './page-document.js';
+import type { ContentPool } from './content-pool.js';
 
 export interface ScrapeDeps {
   http: Engine;
   browser: Engine | null;
+  content: ContentPool;
 }
 
 /** One page: validate, choose the engine, fetch within the deadline, build the requested formats. */
@@ -37,15 +38,19 @@ export async function scrapePage(
     deadline,
   );
   deadline.check('fetch');
-  const document = toPageDocument(page, {
-    sourceUrl: body.url,
-    formats,
-    onlyMainContent: body.onlyMainContent ?? false,
-    removeBase64Images: body.removeBase64Images ?? true,
-    includeTags: body.includeTags,
-    excludeTags: body.excludeTags,
-    detectionReason: plan.detectionReason,
-  });
+  const document = await deps.content.render(
+    page,
+    {
+      sourceUrl: body.url,
+      formats,
+      onlyMainContent: body.onlyMainContent ?? false,
+      removeBase64Images: body.removeBase64Images ?? true,
+      includeTags: body.includeTags,
+      excludeTags: body.excludeTags,
+      detectionReason: plan.detectionReason,
+    },
+    deadline,
+  );
   deadline.check('formatting');
   return document;
 }
