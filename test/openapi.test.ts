@@ -20,6 +20,9 @@ test('GET /api/docs/openapi.json is a valid OpenAPI 3.1 document covering every 
   const result = await validate(structuredClone(doc) as never);
   assert.equal(result.valid, true, JSON.stringify(result));
   assert.ok(doc.paths['/health']?.get, '/health');
+  for (const path of ['scrape', 'crawl', 'crawl/stream', 'map', 'search', 'extract', 'llmstxt']) {
+    assert.ok(doc.paths[`/api/v1/${path}`]?.post, `/api/v1/${path}`);
+  }
   const scrape = doc.paths['/api/v1/scrape']?.post as {
     requestBody: { content: { 'application/json': { schema: { properties: Record<string, unknown> } } } };
     responses: Record<string, unknown>;
@@ -48,4 +51,42 @@ test('GET /api/docs/openapi.json is a valid OpenAPI 3.1 document covering every 
     (scrape.responses['200'] && scrape.responses['4XX'] !== undefined) ||
       scrape.responses['4xx'] !== undefined,
   );
+});
+
+test('OpenAPI scrape schema carries the defaults of SPEC 4.1', async (t) => {
+  const svc = await startService(t);
+  const doc = (await (await fetch(`${svc.url}/api/docs/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      {
+        post: {
+          requestBody: {
+            content: Record<
+              string,
+              { schema: { properties: Record<string, { default?: unknown }>; required: string[] } }
+            >;
+          };
+        };
+      }
+    >;
+  };
+  const schema = doc.paths['/api/v1/scrape']!.post.requestBody.content['application/json']!.schema;
+  const defaults = Object.fromEntries(
+    Object.entries(schema.properties)
+      .filter(([, s]) => s.default !== undefined)
+      .map(([k, s]) => [k, s.default]),
+  );
+  assert.deepEqual(defaults, {
+    formats: ['markdown'],
+    engine: 'auto',
+    timeout: 30000,
+    headers: {},
+    onlyMainContent: false,
+    waitFor: 0,
+    removeBase64Images: true,
+    skipTlsVerification: false,
+    screenshot: false,
+    screenshotFormat: 'png',
+  });
+  assert.deepEqual(schema.required, ['url']);
 });
