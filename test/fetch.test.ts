@@ -19,6 +19,8 @@ describe('fetching: encodings, redirects, compression, limits, non-HTML', () => 
       ['/gbk', '北京欢迎你', /这是一个使用国标扩展编码的中文网页。/],
       ['/latin1', 'Café crème', /Déjà vu – naïve façade €5/],
       ['/utf8-bom', 'Новости науки', /Тихом океане/],
+      ['/utf8-undeclared', 'Новости науки', /Тихом океане/],
+      ['/late-meta', 'Новости науки', /Тихом океане/],
     ];
     for (const [path, title, body] of cases) {
       const doc = docOf((await svc.post('/api/v1/scrape', { url: s.url + path })).json);

@@ -7,16 +7,37 @@ export function charsetOf(contentType: string | undefined): string | undefined {
   return match?.[1];
 }
 
+const NOT_FOUND = 'not-found';
+const LATE_META = /<meta\b[^>]*?charset\s*=\s*["']?\s*([\w.:-]+)/i;
+const utf8Strict = new TextDecoder('utf-8', { fatal: true });
+
 /**
- * Decodes an HTML body by the WHATWG rules: BOM, then the transport (Content-Type) charset, then the
- * <meta> prescan of the first 1024 bytes, then windows-1252.
+ * Decodes an HTML body by the WHATWG encoding sniffing algorithm: BOM, then the transport (Content-Type)
+ * charset, then the <meta> prescan of the first 1024 bytes. Where none of those decide, the algorithm
+ * allows autodetection before the default: a <meta charset> later in the head (the parser's "change the
+ * encoding" step), then UTF-8 when the bytes are valid UTF-8, then windows-1252.
  */
 export function decodeHtml(body: Buffer, contentType: string | undefined): string {
-  const encoding = htmlEncodingSniffer(body, {
+  let encoding = htmlEncodingSniffer(body, {
     transportLayerEncodingLabel: charsetOf(contentType),
-    defaultEncoding: 'windows-1252',
+    defaultEncoding: NOT_FOUND,
   });
+  if (encoding === NOT_FOUND) encoding = autodetect(body);
   return whatwgEncoding.decode(body, encoding);
+}
+
+function autodetect(body: Buffer): string {
+  const head = body.subarray(0, 64 * 1024).toString('latin1');
+  const late = LATE_META.exec(head);
+  const declared = late ? whatwgEncoding.labelToName(late[1]!) : null;
+  // A page that declares UTF-16 in a meta is really ASCII-compatible bytes: the spec maps it to UTF-8.
+  if (declared && !declared.startsWith('UTF-16')) return declared;
+  try {
+    utf8Strict.decode(body);
+    return 'UTF-8';
+  } catch {
+    return 'windows-1252';
+  }
 }
 
 /** Decodes a non-HTML text body: BOM, then the header charset, then UTF-8. */
