@@ -10,20 +10,88 @@ export interface MainContent {
 }
 
 interface Stats {
-  /** Characters of visible text (white space collapsed). */
+  /** Characters of visible text (white space excluded). */
   text: number;
   /** Characters of visible text inside links. */
   linkText: number;
   commas: number;
+  /** Text of this element's own phrasing content: direct text nodes and inline children. */
+  ownText: number;
+  ownLinkText: number;
+  ownCommas: number;
 }
 
-const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'form', 'menu']);
+/** Elements that break a run of text; anything else (a, span, b, em...) is phrasing content. */
+const BLOCK_LEVEL = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'details',
+  'dialog',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hgroup',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tbody',
+  'thead',
+  'tfoot',
+  'tr',
+  'td',
+  'th',
+  'ul',
+  'center',
+  'menu',
+  'summary',
+  'caption',
+]);
+/** Tags that are a paragraph themselves; loose text in any other element is a paragraph inside it. */
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+const PARAGRAPH_TAGS = new Set([
+  'p',
+  'pre',
+  'td',
+  'blockquote',
+  'li',
+  'dd',
+  'dt',
+  'figcaption',
+  'h2',
+  'h3',
+  'h4',
+]);
+
+const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
+/** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
+const STRONG_NEGATIVE =
+  /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?)([\s_-]|$)/i;
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'menu', 'search']);
 const NEGATIVE =
   /(^|[\s_-])(comment|comments|meta|footer|footnote-back|masthead|sidebar|sponsor|shopping|tags?|tool|widget|related|recommend|share|sharing|social|promo|advert|ads?|banner|breadcrumbs?|cookie|consent|newsletter|subscribe|signup|popup|modal|nav|navbar|navigation|menu|pagination|pager|byline-share|author-bio|outbrain|taboola|disqus|rating|print|skip)([\s_-]|$)/i;
 const POSITIVE =
   /(^|[\s_-])(article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose|markdown|rich-?text)([\s_-]|$)/i;
-const SCORABLE = new Set(['p', 'pre', 'td', 'blockquote', 'li', 'dd', 'h2', 'h3', 'section', 'div']);
 
 function classAndId(el: Element): string {
   return `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
@@ -32,28 +100,44 @@ function classAndId(el: Element): string {
 function classWeight(el: Element): number {
   const names = classAndId(el);
   let weight = 0;
-  if (NEGATIVE.test(names)) weight -= 25;
-  if (POSITIVE.test(names)) weight += 25;
-  if (el.name === 'article' || el.name === 'main' || el.attribs.itemprop === 'articleBody') weight += 30;
+  if (NEGATIVE.test(names)) weight -= 15;
+  if (POSITIVE.test(names)) weight += 15;
+  if (el.name === 'article' || el.name === 'main' || el.attribs.itemprop === 'articleBody') weight += 20;
   return weight;
+}
+
+function countCommas(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) n++;
+  for (let i = text.indexOf('，'); i !== -1; i = text.indexOf('，', i + 1)) n++;
+  return n;
 }
 
 /** Computes text statistics for every element in one bottom-up pass. */
 function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
-  const total: Stats = { text: 0, linkText: 0, commas: 0 };
+  const total: Stats = { text: 0, linkText: 0, commas: 0, ownText: 0, ownLinkText: 0, ownCommas: 0 };
   if (!('children' in root)) return total;
   for (const child of root.children) {
     if (child.type === 'text') {
-      const text = child.data;
-      total.text += visibleLength(text);
-      for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) total.commas++;
-      for (let i = text.indexOf('，'); i !== -1; i = text.indexOf('，', i + 1)) total.commas++;
+      const length = visibleLength(child.data);
+      if (length === 0) continue;
+      const commas = countCommas(child.data);
+      total.text += length;
+      total.ownText += length;
+      total.commas += commas;
+      total.ownCommas += commas;
     } else if (isTag(child)) {
       if (isInvisible(child)) continue;
       const sub = measure(child, stats);
+      const linkText = child.name === 'a' ? sub.text : sub.linkText;
       total.text += sub.text;
       total.commas += sub.commas;
-      total.linkText += child.name === 'a' ? sub.text : sub.linkText;
+      total.linkText += linkText;
+      if (!BLOCK_LEVEL.has(child.name)) {
+        total.ownText += sub.text;
+        total.ownCommas += sub.commas;
+        total.ownLinkText += linkText;
+      }
     }
   }
   if (isTag(root)) stats.set(root, total);
@@ -65,17 +149,23 @@ function linkDensity(stats: Stats | undefined): number {
 }
 
 /** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-function isBoilerplate(el: Element, stats: Map<Element, Stats>): boolean {
+function isBoilerplate(el: Element, stats: Map<Element, Stats>, strict = false): boolean {
   if (BOILERPLATE_TAGS.has(el.name)) return true;
   const role = el.attribs.role;
   if (role && BOILERPLATE_ROLES.has(role)) return true;
   const s = stats.get(el);
   const density = linkDensity(s);
-  if (NEGATIVE.test(classAndId(el)) && !POSITIVE.test(classAndId(el))) {
+  // Whole pages are often wrapped in a <form> (ASP.NET); only small or link-heavy forms are boilerplate.
+  if (el.name === 'form') return (s?.text ?? 0) < 500 || density > 0.5;
+  const names = classAndId(el);
+  if (strict && STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
+  if (NEGATIVE.test(names) && !POSITIVE.test(names)) {
     return (s?.text ?? 0) < 1000 || density > 0.3;
   }
   if (el.name === 'ul' || el.name === 'ol' || el.name === 'div' || el.name === 'section') {
-    return density > 0.6 && (s?.text ?? 0) < 2000;
+    // A link farm: mostly links and little running text besides them.
+    const plain = (s?.text ?? 0) - (s?.linkText ?? 0);
+    return density > 0.6 && plain < 200;
   }
   return false;
 }
@@ -86,6 +176,11 @@ function isBoilerplate(el: Element, stats: Map<Element, Stats>): boolean {
  * and siblings that look like continuation of the article join it. Returns null when nothing
  * article-shaped is found, so callers fall back to the whole page.
  */
+export let debugCandidates = false;
+export function setDebugCandidates(on: boolean): void {
+  debugCandidates = on;
+}
+
 export function pickMainContent(doc: Document): MainContent | null {
   const body = bodyOf(doc);
   const stats = new Map<Element, Stats>();
@@ -101,7 +196,7 @@ export function pickMainContent(doc: Document): MainContent | null {
     for (const child of node.children) {
       if (!isTag(child) || isInvisible(child)) continue;
       const boiler = insideBoilerplate || isBoilerplate(child, stats);
-      if (!boiler && SCORABLE.has(child.name)) scoreParagraph(child, stats, addScore);
+      if (!boiler) scoreParagraph(child, stats, addScore);
       visit(child, boiler);
     }
   };
@@ -117,10 +212,23 @@ export function pickMainContent(doc: Document): MainContent | null {
       topScore = score;
     }
   }
-  if (!top || (stats.get(top)?.text ?? 0) < Math.min(250, bodyStats.text * 0.5)) return null;
+  if (debugCandidates) {
+    const best = [...scores].sort((a, b) => b[1] - a[1]).slice(0, 8);
+    for (const [el, sc] of best) {
+      console.log(
+        'CAND',
+        sc.toFixed(1),
+        `${el.name}.${el.attribs.class ?? ''}#${el.attribs.id ?? ''}`,
+        stats.get(el)?.text,
+        linkDensity(stats.get(el)).toFixed(2),
+      );
+    }
+  }
+  if (!top || (stats.get(top)?.text ?? 0) < Math.min(80, bodyStats.text * 0.5)) return null;
 
   const roots = withSiblings(top, topScore, scores, stats);
-  return { roots, skip: (el) => isBoilerplate(el, stats) };
+  const rootSet = new Set<Element>(roots);
+  return { roots, skip: (el) => !rootSet.has(el) && isBoilerplate(el, stats, true) };
 }
 
 function tagBase(el: Element): number {
@@ -149,16 +257,18 @@ function tagBase(el: Element): number {
   }
 }
 
+/** Scores the element's own run of text as a paragraph and credits its ancestors. */
 function scoreParagraph(
   el: Element,
   stats: Map<Element, Stats>,
   addScore: (el: Element, amount: number) => void,
 ): void {
-  if ((el.name === 'div' || el.name === 'section' || el.name === 'li') && hasBlockChild(el)) return;
   const s = stats.get(el);
-  if (!s || s.text < 25) return;
-  const score = 1 + s.commas + Math.min(Math.floor(s.text / 100), 3);
-  let ancestor = el.parent;
+  if (!s || s.ownText < 25 || !BLOCK_LEVEL.has(el.name) || HEADINGS.has(el.name)) return;
+  const ownDensity = s.ownLinkText / s.ownText;
+  if (ownDensity > 0.5) return;
+  const score = (1 + s.ownCommas + Math.min(Math.floor(s.ownText / 100), 3)) * (1 - ownDensity);
+  let ancestor: AnyNode | null = PARAGRAPH_TAGS.has(el.name) ? el.parent : el;
   for (let level = 0; ancestor && isTag(ancestor) && level < 5; level++) {
     addScore(ancestor, score / (level === 0 ? 1 : level === 1 ? 2 : level * 3));
     ancestor = ancestor.parent;
@@ -190,8 +300,7 @@ function withSiblings(
     }
     const score = scores.get(sibling) ?? 0;
     const s = stats.get(sibling);
-    const bonus = classAndId(sibling) !== ' ' && classAndId(sibling) === classAndId(top) ? topScore * 0.2 : 0;
-    if (score + bonus >= threshold) roots.push(sibling);
+    if (score >= threshold) roots.push(sibling);
     else if (sibling.name === 'p' && s && s.text > 80 && linkDensity(s) < 0.25) roots.push(sibling);
   }
   return roots;
