@@ -176,11 +176,6 @@ function isBoilerplate(el: Element, stats: Map<Element, Stats>, strict = false):
  * and siblings that look like continuation of the article join it. Returns null when nothing
  * article-shaped is found, so callers fall back to the whole page.
  */
-export let debugCandidates = false;
-export function setDebugCandidates(on: boolean): void {
-  debugCandidates = on;
-}
-
 export function pickMainContent(doc: Document): MainContent | null {
   const body = bodyOf(doc);
   const stats = new Map<Element, Stats>();
@@ -275,11 +270,6 @@ function scoreParagraph(
   }
 }
 
-const BLOCK_CHILDREN = new Set(['p', 'div', 'section', 'article', 'table', 'ul', 'ol', 'pre', 'blockquote']);
-
-function hasBlockChild(el: Element): boolean {
-  return el.children.some((c) => isTag(c) && BLOCK_CHILDREN.has(c.name));
-}
 
 /** The top candidate plus siblings that score close to it or read like article paragraphs. */
 function withSiblings(
