@@ -207,18 +207,6 @@ export function pickMainContent(doc: Document): MainContent | null {
       topScore = score;
     }
   }
-  if (debugCandidates) {
-    const best = [...scores].sort((a, b) => b[1] - a[1]).slice(0, 8);
-    for (const [el, sc] of best) {
-      console.log(
-        'CAND',
-        sc.toFixed(1),
-        `${el.name}.${el.attribs.class ?? ''}#${el.attribs.id ?? ''}`,
-        stats.get(el)?.text,
-        linkDensity(stats.get(el)).toFixed(2),
-      );
-    }
-  }
   if (!top || (stats.get(top)?.text ?? 0) < Math.min(80, bodyStats.text * 0.5)) return null;
 
   const roots = withSiblings(top, topScore, scores, stats);
