@@ -149,16 +149,19 @@ function linkDensity(stats: Stats | undefined): number {
 }
 
 /** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-function isBoilerplate(el: Element, stats: Map<Element, Stats>, strict = false): boolean {
+function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number, strict = false): boolean {
+  const s = stats.get(el);
+  const text = s?.text ?? 0;
+  const names = classAndId(el);
+  if (strict && STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
+  // Whatever its tag or class, an element holding most of the page's text is a page wrapper.
+  if (text > pageText * 0.5) return false;
   if (BOILERPLATE_TAGS.has(el.name)) return true;
   const role = el.attribs.role;
   if (role && BOILERPLATE_ROLES.has(role)) return true;
-  const s = stats.get(el);
   const density = linkDensity(s);
   // Whole pages are often wrapped in a <form> (ASP.NET); only small or link-heavy forms are boilerplate.
-  if (el.name === 'form') return (s?.text ?? 0) < 500 || density > 0.5;
-  const names = classAndId(el);
-  if (strict && STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
+  if (el.name === 'form') return text < 500 || density > 0.5;
   if (NEGATIVE.test(names) && !POSITIVE.test(names)) {
     return (s?.text ?? 0) < 1000 || density > 0.3;
   }
@@ -190,7 +193,7 @@ export function pickMainContent(doc: Document): MainContent | null {
     if (!('children' in node)) return;
     for (const child of node.children) {
       if (!isTag(child) || isInvisible(child)) continue;
-      const boiler = insideBoilerplate || isBoilerplate(child, stats);
+      const boiler = insideBoilerplate || isBoilerplate(child, stats, bodyStats.text);
       if (!boiler) scoreParagraph(child, stats, addScore);
       visit(child, boiler);
     }
@@ -211,7 +214,7 @@ export function pickMainContent(doc: Document): MainContent | null {
 
   const roots = withSiblings(top, topScore, scores, stats);
   const rootSet = new Set<Element>(roots);
-  return { roots, skip: (el) => !rootSet.has(el) && isBoilerplate(el, stats, true) };
+  return { roots, skip: (el) => !rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true) };
 }
 
 function tagBase(el: Element): number {
