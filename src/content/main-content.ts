@@ -212,9 +212,36 @@ export function pickMainContent(doc: Document): MainContent | null {
   }
   if (!top || (stats.get(top)?.text ?? 0) < Math.min(80, bodyStats.text * 0.5)) return null;
 
+  top = commonAncestorOfPeers(top, topScore, scores);
+  topScore = scores.get(top) ?? topScore;
   const roots = withSiblings(top, topScore, scores, stats);
   const rootSet = new Set<Element>(roots);
   return { roots, skip: (el) => !rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true) };
+}
+
+/**
+ * An article split into several blocks (cards, sections) makes each block a strong candidate on its
+ * own. When at least three candidates score close to the best, the content is the nearest ancestor
+ * that holds three of them.
+ */
+function commonAncestorOfPeers(top: Element, topScore: number, scores: Map<Element, number>): Element {
+  const peers = [...scores]
+    .filter(([el, score]) => el !== top && score >= topScore * 0.75)
+    .map(([el]) => el);
+  if (peers.length < 3) return top;
+  for (let ancestor = top.parent; ancestor && isTag(ancestor) && ancestor.name !== 'body'; ancestor = ancestor.parent) {
+    let contained = 0;
+    for (const peer of peers) {
+      for (let p = peer.parent; p; p = p.parent) {
+        if (p === ancestor) {
+          contained++;
+          break;
+        }
+      }
+    }
+    if (contained >= 3) return ancestor;
+  }
+  return top;
 }
 
 function tagBase(el: Element): number {
