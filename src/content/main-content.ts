@@ -86,7 +86,7 @@ const PARAGRAPH_TAGS = new Set([
 const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
 /** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
 const STRONG_NEGATIVE =
-  /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?)([\s_-]|$)/i;
+  /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?|most-read|mostread|most-popular|popular|trending|caption|credits?|byline|dateline|timestamp|author|published)([\s_-]|$)/i;
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'menu', 'search']);
 const NEGATIVE =
   /(^|[\s_-])(comment|comments|meta|footer|footnote-back|masthead|sidebar|sponsor|shopping|tags?|tool|widget|related|recommend|share|sharing|social|promo|advert|ads?|banner|breadcrumbs?|cookie|consent|newsletter|subscribe|signup|popup|modal|nav|navbar|navigation|menu|pagination|pager|byline-share|author-bio|outbrain|taboola|disqus|rating|print|skip)([\s_-]|$)/i;
@@ -153,7 +153,12 @@ function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number
   const s = stats.get(el);
   const text = s?.text ?? 0;
   const names = classAndId(el);
-  if (strict && STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
+  if (strict) {
+    if (STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
+    if (el.name === 'figcaption') return true;
+    // A short block that is nothing but a link: "Read more", "Related: ...", promo lines.
+    if (text > 0 && text < 200 && (s?.linkText ?? 0) / text > 0.9 && (el.name === 'p' || el.name === 'li')) return true;
+  }
   // Whatever its tag or class, an element holding most of the page's text is a page wrapper.
   if (text > pageText * 0.5) return false;
   if (BOILERPLATE_TAGS.has(el.name)) return true;
