@@ -1,5 +1,5 @@
 import type { AnyNode, Document, Element } from './parse.js';
-import { bodyOf, isTag } from './parse.js';
+import { bodyOf, findFirst, isTag, textOf } from './parse.js';
 import { visibleLength } from './page-signals.js';
 import { isInvisible } from './visibility.js';
 
@@ -221,7 +221,30 @@ export function pickMainContent(doc: Document): MainContent | null {
   topScore = scores.get(top) ?? topScore;
   const roots = withSiblings(top, topScore, scores, stats);
   const rootSet = new Set<Element>(roots);
-  return { roots, skip: (el) => !rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true) };
+  const headline = titleHeading(doc, roots);
+  return {
+    roots,
+    skip: (el) => el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true)),
+  };
+}
+
+const normalize = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+
+/**
+ * The article's headline inside the content: the first h1 whose text repeats the page <title>. It is
+ * reported as metadata.title, so the body starts with the article itself.
+ */
+function titleHeading(doc: Document, roots: Element[]): Element | null {
+  const titleEl = findFirst(doc, 'title');
+  const title = titleEl ? normalize(textOf(titleEl)) : '';
+  if (title === '') return null;
+  for (const root of roots) {
+    const h1 = root.name === 'h1' ? root : findFirst(root, 'h1');
+    if (!h1) continue;
+    const text = normalize(textOf(h1));
+    return text.length > 0 && title.includes(text) ? h1 : null;
+  }
+  return null;
 }
 
 /**
