@@ -336,7 +336,10 @@ function withSiblings(
     }
     const score = scores.get(sibling) ?? 0;
     const s = stats.get(sibling);
-    if (score >= threshold) roots.push(sibling);
+    // Articles interrupted by ads or pull quotes continue in siblings that share the top's class.
+    const sameClass = sibling.attribs.class !== undefined && sibling.attribs.class === top.attribs.class;
+    const prose = s !== undefined && s.text > 100 && linkDensity(s) < 0.3;
+    if (score >= threshold || (sameClass && prose)) roots.push(sibling);
     else if (sibling.name === 'p' && s && s.text > 80 && linkDensity(s) < 0.25) roots.push(sibling);
   }
   return roots;
