@@ -57,7 +57,9 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   }
   const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
   const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip };
-  const markdown = toMarkdown(roots, render);
+  let markdown = toMarkdown(roots, render);
+  // A heading with nothing after it ("Join the conversation", "Related") closes no article content.
+  if (mainSkip) markdown = markdown.replace(/(?:\n\n#{1,6} [^\n]*)+$/, '');
   // Full plain text is only needed for language detection, which reads the first 2000 characters.
   const plainText = markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));

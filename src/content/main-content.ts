@@ -86,7 +86,7 @@ const PARAGRAPH_TAGS = new Set([
 const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
 /** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
 const STRONG_NEGATIVE =
-  /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?|most-read|mostread|most-popular|popular|trending|caption|credits?|byline|dateline|timestamp|author|published)([\s_-]|$)/i;
+  /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?|most-read|mostread|most-popular|popular|trending|caption|credits?|byline|dateline|timestamp|author|published|gallery|slideshow|carousel|lightbox)([\s_-]|$)/i;
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'menu', 'search']);
 const NEGATIVE =
   /(^|[\s_-])(comment|comments|meta|footer|footnote-back|masthead|sidebar|sponsor|shopping|tags?|tool|widget|related|recommend|share|sharing|social|promo|advert|ads?|banner|breadcrumbs?|cookie|consent|newsletter|subscribe|signup|popup|modal|nav|navbar|navigation|menu|pagination|pager|byline-share|author-bio|outbrain|taboola|disqus|rating|print|skip)([\s_-]|$)/i;
@@ -157,7 +157,8 @@ function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number
     if (STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
     if (el.name === 'figcaption') return true;
     // A short block that is nothing but a link: "Read more", "Related: ...", promo lines.
-    if (text > 0 && text < 200 && (s?.linkText ?? 0) / text > 0.9 && (el.name === 'p' || el.name === 'li')) return true;
+    if (text > 0 && text < 200 && (s?.linkText ?? 0) / text > 0.75 && (el.name === 'p' || el.name === 'li'))
+      return true;
   }
   // Whatever its tag or class, an element holding most of the page's text is a page wrapper.
   if (text > pageText * 0.5) return false;
@@ -228,7 +229,11 @@ export function pickMainContent(doc: Document): MainContent | null {
   };
 }
 
-const normalize = (text: string): string => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+const normalize = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 
 /**
  * The article's headline inside the content: the first h1 whose text repeats the page <title>. It is
@@ -253,11 +258,13 @@ function titleHeading(doc: Document, roots: Element[]): Element | null {
  * that holds three of them.
  */
 function commonAncestorOfPeers(top: Element, topScore: number, scores: Map<Element, number>): Element {
-  const peers = [...scores]
-    .filter(([el, score]) => el !== top && score >= topScore * 0.75)
-    .map(([el]) => el);
+  const peers = [...scores].filter(([el, score]) => el !== top && score >= topScore * 0.75).map(([el]) => el);
   if (peers.length < 3) return top;
-  for (let ancestor = top.parent; ancestor && isTag(ancestor) && ancestor.name !== 'body'; ancestor = ancestor.parent) {
+  for (
+    let ancestor = top.parent;
+    ancestor && isTag(ancestor) && ancestor.name !== 'body';
+    ancestor = ancestor.parent
+  ) {
     let contained = 0;
     for (const peer of peers) {
       for (let p = peer.parent; p; p = p.parent) {
@@ -315,7 +322,6 @@ function scoreParagraph(
     ancestor = ancestor.parent;
   }
 }
-
 
 /** The top candidate plus siblings that score close to it or read like article paragraphs. */
 function withSiblings(
