@@ -8,7 +8,7 @@ import { pickMainContent } from './main-content.js';
 import { toMarkdown } from './markdown.js';
 import { readMetadata } from './metadata.js';
 import type { HeadMetadata } from './metadata.js';
-import { contentScriptRatio, detectFrameworks } from './page-signals.js';
+import { pageSignals } from './page-signals.js';
 import type { AnyNode, Element } from './parse.js';
 import { bodyOf, parseHtml } from './parse.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
@@ -73,8 +73,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     wordCount: words,
     readingTime: readingTime(words),
     excerpt: markdownExcerpt(markdown),
-    detectedFrameworks: detectFrameworks(html),
-    contentScriptRatio: contentScriptRatio(doc),
+    ...pageSignals(doc),
   };
 }
 

@@ -18,12 +18,22 @@ const utf8Strict = new TextDecoder('utf-8', { fatal: true });
  * encoding" step), then UTF-8 when the bytes are valid UTF-8, then windows-1252.
  */
 export function decodeHtml(body: Buffer, contentType: string | undefined): string {
-  let encoding = htmlEncodingSniffer(body, {
+  const encoding = htmlEncodingSniffer(body, {
     transportLayerEncodingLabel: charsetOf(contentType),
     defaultEncoding: NOT_FOUND,
   });
-  if (encoding === NOT_FOUND) encoding = autodetect(body);
-  return whatwgEncoding.decode(body, encoding);
+  if (encoding === NOT_FOUND) return autodetect(body);
+  return decodeAs(body, encoding);
+}
+
+const utf8 = new TextDecoder('utf-8');
+
+/**
+ * UTF-8 through the platform decoder (fast); every other encoding through whatwg-encoding, whose
+ * tables follow the WHATWG Encoding Standard (Node's own 'windows-1252' is really latin1).
+ */
+function decodeAs(body: Buffer, encoding: string): string {
+  return encoding === 'UTF-8' ? utf8.decode(body) : whatwgEncoding.decode(body, encoding);
 }
 
 function autodetect(body: Buffer): string {
@@ -31,12 +41,11 @@ function autodetect(body: Buffer): string {
   const late = LATE_META.exec(head);
   const declared = late ? whatwgEncoding.labelToName(late[1]!) : null;
   // A page that declares UTF-16 in a meta is really ASCII-compatible bytes: the spec maps it to UTF-8.
-  if (declared && !declared.startsWith('UTF-16')) return declared;
+  if (declared && !declared.startsWith('UTF-16')) return decodeAs(body, declared);
   try {
-    utf8Strict.decode(body);
-    return 'UTF-8';
+    return utf8Strict.decode(body);
   } catch {
-    return 'windows-1252';
+    return decodeAs(body, 'windows-1252');
   }
 }
 

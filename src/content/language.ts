@@ -5,6 +5,6 @@ export function pageLanguage(declared: string | null, header: string | undefined
   if (declared) return declared;
   const fromHeader = header?.split(',')[0]?.trim();
   if (fromHeader) return fromHeader;
-  const sample = text.slice(0, 2000);
+  const sample = text.slice(0, 600);
   return (sample.length >= 20 ? detect(sample) : '') || 'und';
 }

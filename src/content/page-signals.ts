@@ -1,54 +1,88 @@
-import type { AnyNode } from './parse.js';
+import type { AnyNode, Element } from './parse.js';
 import { isTag } from './parse.js';
 
-/** Markers in the raw HTML that identify client-side frameworks; each may imply others. */
-const FRAMEWORK_MARKERS: { name: string; markers: string[]; implies?: string[] }[] = [
-  { name: 'next.js', markers: ['id="__next"', '/_next/static/', '__NEXT_DATA__'], implies: ['react'] },
-  { name: 'gatsby', markers: ['id="___gatsby"'], implies: ['react'] },
-  { name: 'remix', markers: ['__remixContext'], implies: ['react'] },
-  { name: 'react', markers: ['data-reactroot', 'react-dom', '_reactRootContainer', 'data-react-helmet'] },
-  { name: 'nuxt', markers: ['id="__nuxt"', '/_nuxt/', '__NUXT__'], implies: ['vue'] },
-  { name: 'vue', markers: ['data-v-app', 'data-server-rendered', 'vue.global', 'vue.runtime'] },
-  { name: 'angular', markers: ['ng-version=', 'ng-app', '_nghost-', 'ng-app='] },
-  { name: 'sveltekit', markers: ['__sveltekit', 'data-sveltekit'], implies: ['svelte'] },
-  { name: 'svelte', markers: ['class="svelte-', ' svelte-'] },
-  { name: 'astro', markers: ['<astro-island'] },
+export interface PageSignals {
+  /** Client-side frameworks fingerprinted in the markup, sorted; null when none. */
+  detectedFrameworks: string[] | null;
+  /**
+   * Share of visible text among visible text plus inline script code, from 0 (all script) to 1
+   * (no script). Client-rendered shells score near 0.
+   */
+  contentScriptRatio: number;
+}
+
+const IMPLIES: Record<string, string[]> = {
+  'next.js': ['react'],
+  gatsby: ['react'],
+  remix: ['react'],
+  nuxt: ['vue'],
+  sveltekit: ['svelte'],
+};
+
+const ROOT_IDS: Record<string, string> = { __next: 'next.js', ___gatsby: 'gatsby', __nuxt: 'nuxt' };
+const MARKER_ATTRIBUTES: Record<string, string> = {
+  'data-reactroot': 'react',
+  'data-react-helmet': 'react',
+  'ng-version': 'angular',
+  'ng-app': 'angular',
+  'data-v-app': 'vue',
+  'data-server-rendered': 'vue',
+};
+const SCRIPT_SOURCES: [string, string][] = [
+  ['/_next/', 'next.js'],
+  ['/_nuxt/', 'nuxt'],
+  ['react-dom', 'react'],
+  ['vue.global', 'vue'],
+  ['vue.runtime', 'vue'],
+  ['/_app/immutable/', 'sveltekit'],
+];
+const INLINE_GLOBALS: [string, string][] = [
+  ['__NEXT_DATA__', 'next.js'],
+  ['__next_f', 'next.js'],
+  ['__NUXT__', 'nuxt'],
+  ['__remixContext', 'remix'],
+  ['__sveltekit', 'sveltekit'],
 ];
 
-/** Frameworks whose fingerprints appear in the page, or null when none do. */
-const MARKER_OWNER = new Map<string, (typeof FRAMEWORK_MARKERS)[number]>();
-for (const framework of FRAMEWORK_MARKERS)
-  for (const marker of framework.markers) MARKER_OWNER.set(marker, framework);
-/** One pass over the HTML for every marker at once. */
-const ANY_MARKER = new RegExp(
-  [...MARKER_OWNER.keys()].map((m) => m.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'),
-  'g',
-);
-
-export function detectFrameworks(html: string): string[] | null {
-  const found = new Set<string>();
-  for (const match of html.matchAll(ANY_MARKER)) {
-    const framework = MARKER_OWNER.get(match[0])!;
-    found.add(framework.name);
-    framework.implies?.forEach((other) => found.add(other));
+function frameworksOf(el: Element, found: Set<string>): void {
+  const attribs = el.attribs;
+  if (el.name === 'astro-island') found.add('astro');
+  const id = attribs.id;
+  if (id !== undefined && ROOT_IDS[id]) found.add(ROOT_IDS[id]);
+  for (const name in attribs) {
+    const framework = MARKER_ATTRIBUTES[name];
+    if (framework) found.add(framework);
+    else if (name.startsWith('_nghost-') || name.startsWith('_ngcontent-')) found.add('angular');
+    else if (name.startsWith('data-v-')) found.add('vue');
+    else if (name.startsWith('data-sveltekit')) found.add('sveltekit');
   }
-  return found.size > 0 ? [...found].sort() : null;
+  if (attribs.class?.includes('svelte-')) found.add('svelte');
+  if (el.name === 'script') {
+    const src = attribs.src;
+    if (src) for (const [marker, framework] of SCRIPT_SOURCES) if (src.includes(marker)) found.add(framework);
+    if (id === '__NEXT_DATA__') found.add('next.js');
+  }
 }
 
 /**
- * Share of visible text among visible text plus inline script code, from 0 (all script) to 1
- * (no script). Client-rendered shells score near 0.
+ * Framework fingerprints and the content/script ratio from one walk of the tree. Inline scripts are
+ * only looked at in their first few hundred characters, where framework bootstraps set their globals.
  */
-export function contentScriptRatio(root: AnyNode): number {
+export function pageSignals(root: AnyNode): PageSignals {
+  const found = new Set<string>();
   let text = 0;
   let script = 0;
   const walk = (node: AnyNode, inScript: boolean): void => {
     if (node.type === 'text') {
-      if (inScript) script += node.data.length;
-      else text += visibleLength(node.data);
+      if (inScript) {
+        script += node.data.length;
+        const head = node.data.slice(0, 400);
+        for (const [marker, framework] of INLINE_GLOBALS) if (head.includes(marker)) found.add(framework);
+      } else text += visibleLength(node.data);
       return;
     }
     if (isTag(node)) {
+      frameworksOf(node, found);
       if (node.name === 'script') {
         const type = node.attribs.type ?? '';
         // JSON data islands (e.g. __NEXT_DATA__) are script weight too: the page needs JS to show them.
@@ -60,7 +94,11 @@ export function contentScriptRatio(root: AnyNode): number {
     if ('children' in node) for (const child of node.children) walk(child, inScript);
   };
   walk(root, false);
-  return text + script === 0 ? 0 : Math.round((text / (text + script)) * 1000) / 1000;
+  for (const framework of [...found]) IMPLIES[framework]?.forEach((other) => found.add(other));
+  return {
+    detectedFrameworks: found.size > 0 ? [...found].sort() : null,
+    contentScriptRatio: text + script === 0 ? 0 : Math.round((text / (text + script)) * 1000) / 1000,
+  };
 }
 
 /** Characters that are not white space: a cheap, allocation-free measure of visible text. */

@@ -39,7 +39,7 @@ export class ContentPool {
       options.threads > 0
         ? new Piscina({
             filename: workerFile(),
-            minThreads: 1,
+            minThreads: options.threads,
             maxThreads: options.threads,
             maxQueue: options.threads * 64,
             idleTimeout: 30_000,
