@@ -3,7 +3,7 @@
 // generated section of BENCHMARKS.md.
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -12,6 +12,7 @@ import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { buildContent } from '../src/content/build.js';
 import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
+import { writeSection } from './report.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const FIDELITY = join(ROOT, '..', 'shared', 'fidelity', 'zyte', 'pages');
@@ -183,22 +184,12 @@ async function main(): Promise<void> {
     );
     const report = lines.join('\n');
     console.log(report);
-    if (!quick) writeReport(report);
+    if (!quick) writeSection('bench', report);
   } finally {
     service.kill();
     baseline.kill();
     await site.close();
   }
-}
-
-function writeReport(report: string): void {
-  const file = join(ROOT, 'BENCHMARKS.md');
-  const start = '<!-- bench:start -->';
-  const end = '<!-- bench:end -->';
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmarks\n\n${start}\n${end}\n`;
-  const before = current.includes(start) ? current.slice(0, current.indexOf(start)) : `${current}\n`;
-  const after = current.includes(end) ? current.slice(current.indexOf(end) + end.length) : '\n';
-  writeFileSync(file, `${before}${start}\n${report}\n${end}${after}`);
 }
 
 await main();
