@@ -1,4 +1,5 @@
 import type { AnyNode, Document, Element } from './parse.js';
+import { BLOCK_ELEMENTS } from './elements.js';
 import { bodyOf, findFirst, isTag, textOf } from './parse.js';
 import { visibleLength } from './page-signals.js';
 import { isInvisible } from './visibility.js';
@@ -21,52 +22,6 @@ interface Stats {
   ownCommas: number;
 }
 
-/** Elements that break a run of text; anything else (a, span, b, em...) is phrasing content. */
-const BLOCK_LEVEL = new Set([
-  'address',
-  'article',
-  'aside',
-  'blockquote',
-  'details',
-  'dialog',
-  'dd',
-  'div',
-  'dl',
-  'dt',
-  'fieldset',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-  'header',
-  'hgroup',
-  'hr',
-  'li',
-  'main',
-  'nav',
-  'ol',
-  'p',
-  'pre',
-  'section',
-  'table',
-  'tbody',
-  'thead',
-  'tfoot',
-  'tr',
-  'td',
-  'th',
-  'ul',
-  'center',
-  'menu',
-  'summary',
-  'caption',
-]);
 /** Tags that are a paragraph themselves; loose text in any other element is a paragraph inside it. */
 const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
 const PARAGRAPH_TAGS = new Set([
@@ -133,7 +88,7 @@ function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
       total.text += sub.text;
       total.commas += sub.commas;
       total.linkText += linkText;
-      if (!BLOCK_LEVEL.has(child.name)) {
+      if (!BLOCK_ELEMENTS.has(child.name)) {
         total.ownText += sub.text;
         total.ownCommas += sub.commas;
         total.ownLinkText += linkText;
@@ -312,7 +267,7 @@ function scoreParagraph(
   addScore: (el: Element, amount: number) => void,
 ): void {
   const s = stats.get(el);
-  if (!s || s.ownText < 25 || !BLOCK_LEVEL.has(el.name) || HEADINGS.has(el.name)) return;
+  if (!s || s.ownText < 25 || !BLOCK_ELEMENTS.has(el.name) || HEADINGS.has(el.name)) return;
   const ownDensity = s.ownLinkText / s.ownText;
   if (ownDensity > 0.5) return;
   const score = (1 + s.ownCommas + Math.min(Math.floor(s.ownText / 100), 3)) * (1 - ownDensity);

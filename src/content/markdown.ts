@@ -1,5 +1,6 @@
 import type { AnyNode, Element } from './parse.js';
 import { isTag } from './parse.js';
+import { BLOCK_ELEMENTS } from './elements.js';
 import { imageSource, isDataUri } from './images.js';
 import { renderTable } from './markdown-table.js';
 import { isInvisible } from './visibility.js';
@@ -12,51 +13,6 @@ export interface MarkdownOptions {
   skip?: (el: Element) => boolean;
 }
 
-const BLOCK_TAGS = new Set([
-  'address',
-  'article',
-  'aside',
-  'body',
-  'center',
-  'details',
-  'div',
-  'dl',
-  'dd',
-  'dt',
-  'fieldset',
-  'figcaption',
-  'figure',
-  'footer',
-  'form',
-  'header',
-  'hgroup',
-  'html',
-  'legend',
-  'main',
-  'menu',
-  'nav',
-  'p',
-  'section',
-  'summary',
-  'caption',
-  'tr',
-  'tbody',
-  'thead',
-  'tfoot',
-  'li',
-  'ul',
-  'ol',
-  'blockquote',
-  'pre',
-  'table',
-  'hr',
-  'h1',
-  'h2',
-  'h3',
-  'h4',
-  'h5',
-  'h6',
-]);
 const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
 /** Private-use markers around a code block's index; the code is swapped back in at the end. */
 const CODE_OPEN = '\uE001';
@@ -176,7 +132,7 @@ export class MarkdownRenderer {
       case 'th':
         return ` ${this.children(el)} `;
       default:
-        return BLOCK_TAGS.has(name) ? this.block(this.children(el)) : this.children(el);
+        return BLOCK_ELEMENTS.has(name) ? this.block(this.children(el)) : this.children(el);
     }
   }
 
