@@ -19,6 +19,16 @@ export interface Config {
   contentWorkers: number;
   /** Heap cap of each content worker, in MiB. */
   contentWorkerHeapMb: number;
+  /** Delay between request starts to one host during a crawl when robots.txt sets no Crawl-delay. */
+  crawlMinDelayMs: number;
+  /** Longest robots.txt Crawl-delay honoured, in ms. */
+  crawlMaxDelayMs: number;
+  /** Pages fetched at once by a crawl with useParallel. */
+  crawlConcurrency: number;
+  /** Requests in flight to one host during a crawl. */
+  crawlHostConcurrency: number;
+  /** Upper bound of a crawl's `limit`. */
+  crawlMaxPages: number;
 }
 
 export class ConfigError extends Error {}
@@ -60,5 +70,10 @@ export function loadConfig(env: Env = process.env): Config {
     userAgent: env.USER_AGENT || DEFAULT_USER_AGENT,
     contentWorkers: int(env, 'CONTENT_WORKERS', cores, 0, 64),
     contentWorkerHeapMb: int(env, 'CONTENT_WORKER_HEAP_MB', 512, 64, 16384),
+    crawlMinDelayMs: int(env, 'CRAWL_MIN_DELAY_MS', 250, 0, 60_000),
+    crawlMaxDelayMs: int(env, 'CRAWL_MAX_DELAY_MS', 30_000, 0, 600_000),
+    crawlConcurrency: int(env, 'CRAWL_CONCURRENCY', 8, 1, 64),
+    crawlHostConcurrency: int(env, 'CRAWL_HOST_CONCURRENCY', 4, 1, 64),
+    crawlMaxPages: int(env, 'CRAWL_MAX_PAGES', 10_000, 1, 10_000),
   };
 }

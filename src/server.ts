@@ -3,7 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorHandler, notFoundHandler } from './error-handler.js';
+import crawlStreamRoute from './routes/crawl-stream.js';
+import crawlRoute from './routes/crawl.js';
 import healthRoutes from './routes/health.js';
+import mapRoute from './routes/map.js';
 import notImplementedRoutes from './routes/not-implemented.js';
 import scrapeRoute from './routes/scrape.js';
 import { createServices } from './services/index.js';
@@ -47,6 +50,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   await app.register(healthRoutes);
   await app.register(scrapeRoute);
+  await app.register(crawlRoute);
+  await app.register(crawlStreamRoute);
+  await app.register(mapRoute);
   await app.register(notImplementedRoutes);
   return app as unknown as FastifyInstance;
 }

@@ -9,6 +9,7 @@ import { toMarkdown } from './markdown.js';
 import { readMetadata } from './metadata.js';
 import type { HeadMetadata } from './metadata.js';
 import { pageSignals } from './page-signals.js';
+import { paginationLinks } from './pagination.js';
 import type { AnyNode, Element } from './parse.js';
 import { bodyOf, parseHtml } from './parse.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
@@ -21,6 +22,8 @@ export interface ContentOptions {
   html: boolean;
   links: boolean;
   images: boolean;
+  /** Also find the links that continue a paginated listing (crawl). */
+  pagination?: boolean;
 }
 
 export interface PageContent {
@@ -31,6 +34,7 @@ export interface PageContent {
   html?: string;
   links?: string[];
   images?: string[];
+  pagination?: string[];
   wordCount: number;
   readingTime: number;
   excerpt: string | null;
@@ -70,6 +74,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     html: options.html ? toCleanHtml(roots, render) : undefined,
     links: options.links ? collectLinks(body, head.base) : undefined,
     images: options.images ? collectImages(body, head.base, options.removeBase64Images) : undefined,
+    pagination: options.pagination ? paginationLinks(body, head.base, pageUrl) : undefined,
     wordCount: words,
     readingTime: readingTime(words),
     excerpt: markdownExcerpt(markdown),

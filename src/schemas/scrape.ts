@@ -56,6 +56,9 @@ export const ScrapeOptionFields = {
   ),
 };
 
+export const ScrapeOptions = Type.Object(ScrapeOptionFields);
+export type ScrapeOptions = Static<typeof ScrapeOptions>;
+
 export const ScrapeBody = Type.Object(
   { url: TargetUrl, ...ScrapeOptionFields, ...ClientTags },
   { additionalProperties: false },

@@ -3,10 +3,9 @@ import { Piscina } from 'piscina';
 import { ServiceUnavailableError, errorFromCode } from '../errors.js';
 import type { FetchedPage } from '../engines/types.js';
 import type { Deadline } from '../lib/deadline.js';
-import type { PageDocument } from '../schemas/page.js';
 import type { ContentResult, ContentTask } from './content-worker.js';
-import type { DocumentOptions } from './page-document.js';
-import { toPageDocument } from './page-document.js';
+import type { DocumentOptions, RenderedPage } from './page-document.js';
+import { renderPage } from './page-document.js';
 
 export interface ContentPoolOptions {
   /** Worker threads; 0 renders on the calling thread (no pool). */
@@ -48,8 +47,8 @@ export class ContentPool {
         : null;
   }
 
-  async render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<PageDocument> {
-    if (!this.pool) return toPageDocument(page, options);
+  async render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
+    if (!this.pool) return renderPage(page, options);
     const task: ContentTask = { page, options, deadlineAt: deadline.at };
     let result: ContentResult;
     try {
@@ -60,7 +59,7 @@ export class ContentPool {
       }
       throw err;
     }
-    if (result.ok) return result.document;
+    if (result.ok) return result.page;
     if (result.expired) throw deadline.timeoutError('formatting');
     throw errorFromCode(result.code, result.message);
   }

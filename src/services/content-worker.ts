@@ -1,9 +1,8 @@
 // Worker-thread entry: turns fetched bytes into a page document off the event loop.
 import { AppError } from '../errors.js';
 import type { FetchedPage } from '../engines/types.js';
-import type { PageDocument } from '../schemas/page.js';
-import { toPageDocument } from './page-document.js';
-import type { DocumentOptions } from './page-document.js';
+import { renderPage } from './page-document.js';
+import type { DocumentOptions, RenderedPage } from './page-document.js';
 
 export interface ContentTask {
   page: FetchedPage;
@@ -13,7 +12,7 @@ export interface ContentTask {
 }
 
 export type ContentResult =
-  | { ok: true; document: PageDocument }
+  | { ok: true; page: RenderedPage }
   | { ok: false; expired: true }
   | { ok: false; expired: false; code: string; status: number; message: string };
 
@@ -25,7 +24,7 @@ export default function renderInWorker(task: ContentTask): ContentResult {
     body: Buffer.from(task.page.body.buffer, task.page.body.byteOffset, task.page.body.byteLength),
   };
   try {
-    return { ok: true, document: toPageDocument(page, task.options) };
+    return { ok: true, page: renderPage(page, task.options) };
   } catch (err) {
     if (err instanceof AppError) {
       return { ok: false, expired: false, code: err.code, status: err.status, message: err.message };

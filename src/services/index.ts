@@ -3,9 +3,14 @@ import { HttpEngine } from '../engines/http.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
 import { systemResolver } from '../lib/ssrf-guard.js';
+import type { FetchResource } from '../crawl/fetch-port.js';
+import type { CrawlBody, CrawlEvent, MapBody } from '../schemas/crawl.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeBody } from '../schemas/scrape.js';
 import { ContentPool } from './content-pool.js';
+import { crawlSite } from './crawl.js';
+import type { CrawlDeps } from './crawl.js';
+import { mapSite } from './map.js';
 import { scrapePage } from './scrape.js';
 
 export interface AppDeps {
@@ -20,6 +25,9 @@ export interface AppDeps {
 
 export interface Services {
   scrape(body: ScrapeBody, deadline: Deadline): Promise<PageDocument>;
+  /** Crawl events in order; stops when `signal` aborts or the caller stops iterating. */
+  crawl(body: CrawlBody, signal: AbortSignal): AsyncGenerator<CrawlEvent>;
+  map(body: MapBody, deadline: Deadline): Promise<string[]>;
   close(): Promise<void>;
 }
 
@@ -36,8 +44,28 @@ export function createServices(deps: AppDeps): Services {
     userAgent: config.userAgent,
   });
   const content = new ContentPool({ threads: config.contentWorkers, maxHeapMb: config.contentWorkerHeapMb });
+  const fetchResource: FetchResource = async (url, deadline) => {
+    const page = await http.fetchPage({ url, headers: {}, skipTlsVerification: false }, deadline);
+    return { url: page.url, status: page.status, body: page.body, contentType: page.headers['content-type'] };
+  };
+  const crawlDeps: CrawlDeps = {
+    http,
+    browser: null,
+    content,
+    fetchResource,
+    settings: {
+      minDelayMs: config.crawlMinDelayMs,
+      maxDelayMs: config.crawlMaxDelayMs,
+      concurrency: config.crawlConcurrency,
+      hostConcurrency: config.crawlHostConcurrency,
+      maxPages: config.crawlMaxPages,
+      robotsAgent: 'Pagewright',
+    },
+  };
   return {
-    scrape: (body, deadline) => scrapePage(body, deadline, { http, browser: null, content }),
+    scrape: (body, deadline) => scrapePage(body, deadline, crawlDeps),
+    crawl: (body, signal) => crawlSite(body, signal, crawlDeps),
+    map: (body, deadline) => mapSite(body, deadline, crawlDeps),
     close: async () => {
       await Promise.all([http.close(), content.close()]);
     },

@@ -16,10 +16,25 @@ export interface DocumentOptions {
   includeTags?: string[];
   excludeTags?: string[];
   detectionReason: string | null;
+  /** Also return every link and the pagination links, whatever the formats (crawl, map). */
+  discover?: boolean;
+}
+
+/** A page document plus what a crawler needs to go on from it. */
+export interface RenderedPage {
+  document: PageDocument;
+  /** Every http(s) link on the page (only with `discover`). */
+  links: string[];
+  /** Links that continue a paginated listing (only with `discover`). */
+  pagination: string[];
 }
 
 /** Turns fetched bytes into the page document of SPEC 2.1, with only the requested formats. */
 export function toPageDocument(page: FetchedPage, options: DocumentOptions): PageDocument {
+  return renderPage(page, options).document;
+}
+
+export function renderPage(page: FetchedPage, options: DocumentOptions): RenderedPage {
   const contentType = page.headers['content-type'];
   const mediaType = mediaTypeOf(contentType);
   const kind = classifyBody(mediaType, page.body);
@@ -49,13 +64,14 @@ export function toPageDocument(page: FetchedPage, options: DocumentOptions): Pag
       detectedFrameworks: null,
       contentScriptRatio: null,
     };
-    return assemble(metadata, want, {
+    const document = assemble(metadata, want, {
       markdown: content.markdown,
       html: content.html,
       rawHtml: text,
       links: [],
       images: [],
     });
+    return { document, links: [], pagination: [] };
   }
   const html = decodeHtml(page.body, contentType);
   const content = buildContent(html, new URL(page.url), {
@@ -64,8 +80,9 @@ export function toPageDocument(page: FetchedPage, options: DocumentOptions): Pag
     excludeTags: options.excludeTags,
     removeBase64Images: options.removeBase64Images,
     html: want.has('html'),
-    links: want.has('links'),
+    links: want.has('links') || options.discover === true,
     images: want.has('images'),
+    pagination: options.discover === true,
   });
   const { head } = content;
   const metadata: PageMetadata = {
@@ -86,13 +103,14 @@ export function toPageDocument(page: FetchedPage, options: DocumentOptions): Pag
     detectedFrameworks: content.detectedFrameworks,
     contentScriptRatio: content.contentScriptRatio,
   };
-  return assemble(metadata, want, {
+  const document = assemble(metadata, want, {
     markdown: content.markdown,
     html: content.html,
     rawHtml: html,
     links: content.links,
     images: content.images,
   });
+  return { document, links: content.links ?? [], pagination: content.pagination ?? [] };
 }
 
 function emptyHead() {
