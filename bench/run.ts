@@ -12,6 +12,7 @@ import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { buildContent } from '../src/content/build.js';
 import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
+import { crawlBench } from './crawl.js';
 import { writeSection } from './report.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -21,7 +22,7 @@ const seconds = quick ? 3 : 10;
 
 function startChild(script: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = fork(join(ROOT, script), [], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: script.endsWith('.js') ? [] : ['--import', 'tsx'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -150,7 +151,7 @@ async function measure(serviceUrl: string, baselineUrl: string, url: string): Pr
 
 async function main(): Promise<void> {
   const site = await startSite();
-  const service = await startChild('src/main.ts', 3912, { ALLOW_PRIVATE_NETWORKS: 'true' });
+  const service = await startChild('dist/main.js', 3912, { ALLOW_PRIVATE_NETWORKS: 'true' });
   const baseline = await startChild('bench/baseline-server.ts', 3913);
   try {
     const cpu = os.cpus();
@@ -181,6 +182,12 @@ async function main(): Promise<void> {
       `| turndown + gfm (baseline, its own domino parse) | ${fmt(conversion.turndownMs!, 2)} | ${fmt(1000 / conversion.turndownMs!)} |`,
       `| ours: parse + metadata + links + images + markdown, whole page | ${fmt(conversion.oursFullMs!, 2)} | ${fmt(1000 / conversion.oursFullMs!)} |`,
       `| ours: the same with onlyMainContent | ${fmt(conversion.oursMainMs!, 2)} | ${fmt(1000 / conversion.oursMainMs!)} |`,
+    );
+    lines.push(
+      '',
+      `### Crawl, http engine, generated loopback site, useParallel (concurrency ${8}), no politeness delay`,
+      '',
+      ...(await crawlBench(quick ? [1000] : [1000, 10000])),
     );
     const report = lines.join('\n');
     console.log(report);
