@@ -1,34 +1,14 @@
 // npm run bench:fidelity: scores onlyMainContent Markdown on ../shared/fidelity (136 real pages) through
 // the running service and through the linkedom + Readability + turndown baseline, in the same run.
-import { execFileSync, fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import { startServer } from './children.js';
 import { writeSection } from './report.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SCORER = join(ROOT, '..', 'shared', 'fidelity', 'score.mjs');
-
-function start(script: string, port: number, env: Record<string, string> = {}): ChildProcess {
-  return fork(join(ROOT, script), [], {
-    execArgv: ['--import', 'tsx'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-}
-
-async function waitUp(url: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`${url} did not start`);
-}
 
 interface Score {
   f1: string;
@@ -65,11 +45,9 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const ours = start('src/main.ts', 3922, { ALLOW_PRIVATE_NETWORKS: 'true' });
-  const baseline = start('bench/fidelity-baseline-server.ts', 3923);
+  const ours = await startServer('src/main.ts', 3922, { ALLOW_PRIVATE_NETWORKS: 'true' }, '/api/v1/scrape');
+  const baseline = await startServer('bench/fidelity-baseline-server.ts', 3923, {}, '/api/v1/scrape');
   try {
-    await waitUp('http://127.0.0.1:3922/api/v1/scrape');
-    await waitUp('http://127.0.0.1:3923/api/v1/scrape');
     const rows: string[] = [];
     for (const [name, url] of [
       ['this service', 'http://127.0.0.1:3922'],

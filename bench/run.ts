@@ -1,8 +1,6 @@
 // npm run bench: the service against a plain baseline (undici fetch + turndown) in the same run, on the
 // same loopback fixture site, plus in-process conversion throughput. Prints figures and rewrites the
 // generated section of BENCHMARKS.md.
-import { fork } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +10,7 @@ import TurndownService from 'turndown';
 import { gfm } from '@joplin/turndown-plugin-gfm';
 import { buildContent } from '../src/content/build.js';
 import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
+import { startServer } from './children.js';
 import { crawlBench } from './crawl.js';
 import { writeSection } from './report.js';
 
@@ -19,30 +18,6 @@ const ROOT = join(import.meta.dirname, '..');
 const FIDELITY = join(ROOT, '..', 'shared', 'fidelity', 'zyte', 'pages');
 const quick = process.argv.includes('--quick');
 const seconds = quick ? 3 : 10;
-
-function startChild(script: string, port: number, env: Record<string, string> = {}): Promise<ChildProcess> {
-  const child = fork(join(ROOT, script), [], {
-    execArgv: script.endsWith('.js') ? [] : ['--import', 'tsx'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  return waitHealthy(`http://127.0.0.1:${port}`, script.includes('baseline')).then(() => child);
-}
-
-async function waitHealthy(base: string, baseline: boolean): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const res = await fetch(
-        baseline ? base : `${base}/health`,
-        baseline ? { method: 'POST', body: '{}' } : {},
-      );
-      if (res.status < 600) return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`${base} did not start`);
-}
 
 interface Load {
   rps: number;
@@ -151,8 +126,13 @@ async function measure(serviceUrl: string, baselineUrl: string, url: string): Pr
 
 async function main(): Promise<void> {
   const site = await startSite();
-  const service = await startChild('dist/main.js', 3912, { ALLOW_PRIVATE_NETWORKS: 'true' });
-  const baseline = await startChild('bench/baseline-server.ts', 3913);
+  const service = await startServer(
+    'dist/main.js',
+    3912,
+    { ALLOW_PRIVATE_NETWORKS: 'true' },
+    '/api/v1/scrape',
+  );
+  const baseline = await startServer('bench/baseline-server.ts', 3913);
   try {
     const cpu = os.cpus();
     const lines = [

@@ -1,0 +1,33 @@
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(import.meta.dirname, '..');
+
+/**
+ * Starts a server script of this repository (built .js as is, .ts through tsx) on a loopback port and
+ * resolves once it answers a POST on `readyPath`.
+ */
+export async function startServer(
+  script: string,
+  port: number,
+  env: Record<string, string> = {},
+  readyPath = '/',
+): Promise<ChildProcess> {
+  const child = fork(join(ROOT, script), [], {
+    execArgv: script.endsWith('.js') ? [] : ['--import', 'tsx'],
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const url = `http://127.0.0.1:${port}${readyPath}`;
+  for (let i = 0; i < 150; i++) {
+    try {
+      await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+      return child;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  child.kill();
+  throw new Error(`${script} did not start on port ${port}`);
+}
