@@ -29,6 +29,13 @@ export interface Config {
   crawlHostConcurrency: number;
   /** Upper bound of a crawl's `limit`. */
   crawlMaxPages: number;
+  /**
+   * URLs an extract request processes at once (SERVICE_EXTRACT_CONCURRENCY, 1..10, default 5). An invalid
+   * value does not stop the service: it is logged at startup and extract requests fail with it.
+   */
+  extractConcurrency: { value: number } | { error: string };
+  /** Characters of page Markdown sent to an LLM at most. */
+  llmMaxInputChars: number;
 }
 
 export class ConfigError extends Error {}
@@ -56,6 +63,14 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got '${raw}'`);
 }
 
+function settle(read: () => number): { value: number } | { error: string } {
+  try {
+    return { value: read() };
+  } catch (err) {
+    return { error: err instanceof Error ? err.message : String(err) };
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, Math.min(os.availableParallelism(), 8));
   return {
@@ -75,5 +90,7 @@ export function loadConfig(env: Env = process.env): Config {
     crawlConcurrency: int(env, 'CRAWL_CONCURRENCY', 8, 1, 64),
     crawlHostConcurrency: int(env, 'CRAWL_HOST_CONCURRENCY', 4, 1, 64),
     crawlMaxPages: int(env, 'CRAWL_MAX_PAGES', 10_000, 1, 10_000),
+    extractConcurrency: settle(() => int(env, 'SERVICE_EXTRACT_CONCURRENCY', 5, 1, 10)),
+    llmMaxInputChars: int(env, 'LLM_MAX_INPUT_CHARS', 60_000, 1000, 2_000_000),
   };
 }

@@ -87,6 +87,12 @@ export class NotImplementedError extends AppError {
   readonly status = 501;
 }
 
+/** The service's own configuration makes the request impossible (e.g. an invalid env value). */
+export class ConfigurationError extends AppError {
+  readonly code = 'CONFIGURATION_ERROR';
+  readonly status = 500;
+}
+
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
   readonly status = 500;

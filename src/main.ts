@@ -13,6 +13,11 @@ async function main(): Promise<void> {
     throw err;
   }
   const app = await buildApp({ config });
+  if ('error' in config.extractConcurrency) {
+    app.log.error(
+      `Configuration error: ${config.extractConcurrency.error}; extract requests will fail until it is fixed`,
+    );
+  }
   const shutdown = (signal: string): void => {
     app.log.info({ signal }, 'shutting down');
     app.close().then(

@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import crawlStreamRoute from './routes/crawl-stream.js';
 import crawlRoute from './routes/crawl.js';
+import extractRoute from './routes/extract.js';
 import healthRoutes from './routes/health.js';
 import mapRoute from './routes/map.js';
 import notImplementedRoutes from './routes/not-implemented.js';
@@ -53,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(crawlRoute);
   await app.register(crawlStreamRoute);
   await app.register(mapRoute);
+  await app.register(extractRoute);
   await app.register(notImplementedRoutes);
   return app as unknown as FastifyInstance;
 }

@@ -3,7 +3,7 @@ import { NotImplementedError } from '../errors.js';
 import { ErrorReply } from '../schemas/common.js';
 
 /** Operations of the spec that this build does not serve yet: a clear 501 instead of a bare 404. */
-const PENDING = ['/api/v1/search', '/api/v1/extract', '/api/v1/llmstxt'];
+const PENDING = ['/api/v1/search', '/api/v1/llmstxt'];
 
 const route: FastifyPluginAsyncTypebox = async (app) => {
   for (const path of PENDING) {

@@ -10,6 +10,9 @@ import type { ScrapeBody } from '../schemas/scrape.js';
 import { ContentPool } from './content-pool.js';
 import { crawlSite } from './crawl.js';
 import type { CrawlDeps } from './crawl.js';
+import { LlmClient } from '../extract/llm.js';
+import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
+import { extractBatch } from './extract.js';
 import { mapSite } from './map.js';
 import { scrapePage } from './scrape.js';
 
@@ -28,12 +31,20 @@ export interface Services {
   /** Crawl events in order; stops when `signal` aborts or the caller stops iterating. */
   crawl(body: CrawlBody, signal: AbortSignal): AsyncGenerator<CrawlEvent>;
   map(body: MapBody, deadline: Deadline): Promise<string[]>;
+  /** A batch of 1-10 URLs; `signal` aborts every URL (client gone). */
+  extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
   close(): Promise<void>;
 }
 
 /** Builds the engines once and exposes one orchestrator per operation. */
 export function createServices(deps: AppDeps): Services {
   const { config } = deps;
+  const guard = {
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    resolver: deps.resolver ?? systemResolver,
+    isBlocked: deps.isBlockedAddress,
+  };
+  const llm = new LlmClient(guard);
   const http = new HttpEngine({
     allowPrivateNetworks: config.allowPrivateNetworks,
     resolver: deps.resolver ?? systemResolver,
@@ -66,8 +77,15 @@ export function createServices(deps: AppDeps): Services {
     scrape: (body, deadline) => scrapePage(body, deadline, crawlDeps),
     crawl: (body, signal) => crawlSite(body, signal, crawlDeps),
     map: (body, deadline) => mapSite(body, deadline, crawlDeps),
+    extract: (body, signal) =>
+      extractBatch(body, signal, {
+        ...crawlDeps,
+        llm,
+        concurrency: config.extractConcurrency,
+        llmMaxInputChars: config.llmMaxInputChars,
+      }),
     close: async () => {
-      await Promise.all([http.close(), content.close()]);
+      await Promise.all([http.close(), content.close(), llm.close()]);
     },
   };
 }

@@ -1,0 +1,178 @@
+import { Agent, request } from 'undici';
+import { AppError, BadRequestError, TargetUnreachableError } from '../errors.js';
+import type { Deadline } from '../lib/deadline.js';
+import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
+import type { GuardOptions } from '../lib/ssrf-guard.js';
+
+export interface LlmEndpoint {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+}
+
+export interface LlmPrompt {
+  /** System-level instructions. */
+  instructions: string;
+  /** The user message: task and page content. */
+  input: string;
+  /** JSON Schema the answer must follow (sent as structured-output format when given). */
+  schema?: Record<string, unknown> | boolean;
+}
+
+/** The failure of one LLM call (status 502): per-URL in extract, a fallback in llmstxt. */
+export class LlmError extends AppError {
+  readonly code = 'LLM_FAILED';
+  readonly status = 502;
+  override readonly retryable = true;
+}
+
+export type LlmApi = 'chat' | 'responses';
+
+/**
+ * Where to send a prompt: a URL ending in /responses uses the Responses API, one ending in
+ * /chat/completions the Chat Completions API; a base URL (with or without /v1) gets /v1/chat/completions.
+ */
+export function resolveEndpoint(baseUrl: string): { url: URL; api: LlmApi } {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new BadRequestError(
+      `llmBaseUrl must be an absolute http or https URL, got '${baseUrl.slice(0, 200)}'`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new BadRequestError(`llmBaseUrl scheme '${url.protocol}' is not supported`);
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/responses$/.test(path)) return { url, api: 'responses' };
+  if (/\/chat\/completions$/.test(path)) return { url, api: 'chat' };
+  const base = /\/v\d+$/.test(path) ? path : `${path}/v1`;
+  url.pathname = `${base}/chat/completions`;
+  return { url, api: 'chat' };
+}
+
+/** Pulls the JSON object out of a model's answer: code fences and chatter around it are dropped. */
+export function parseJsonAnswer(text: string): unknown {
+  const trimmed = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    const start = trimmed.search(/[{[]/);
+    const end = Math.max(trimmed.lastIndexOf('}'), trimmed.lastIndexOf(']'));
+    if (start >= 0 && end > start) {
+      try {
+        return JSON.parse(trimmed.slice(start, end + 1));
+      } catch {
+        // fall through to the error below
+      }
+    }
+    throw new LlmError('The LLM answer is not valid JSON');
+  }
+}
+
+function chatBody(model: string, prompt: LlmPrompt): Record<string, unknown> {
+  return {
+    model,
+    temperature: 0,
+    messages: [
+      { role: 'system', content: prompt.instructions },
+      { role: 'user', content: prompt.input },
+    ],
+    response_format:
+      prompt.schema !== undefined && typeof prompt.schema === 'object'
+        ? { type: 'json_schema', json_schema: { name: 'extraction', schema: prompt.schema, strict: false } }
+        : { type: 'json_object' },
+  };
+}
+
+function responsesBody(model: string, prompt: LlmPrompt): Record<string, unknown> {
+  return {
+    model,
+    temperature: 0,
+    instructions: prompt.instructions,
+    input: prompt.input,
+    text: {
+      format:
+        prompt.schema !== undefined && typeof prompt.schema === 'object'
+          ? { type: 'json_schema', name: 'extraction', schema: prompt.schema, strict: false }
+          : { type: 'json_object' },
+    },
+  };
+}
+
+function answerText(api: LlmApi, body: unknown): string {
+  const json = body as {
+    choices?: { message?: { content?: unknown } }[];
+    output_text?: unknown;
+    output?: { type?: string; content?: { type?: string; text?: unknown }[] }[];
+  };
+  if (api === 'chat') {
+    const content = json.choices?.[0]?.message?.content;
+    if (typeof content === 'string') return content;
+  } else {
+    if (typeof json.output_text === 'string') return json.output_text;
+    const parts = (json.output ?? [])
+      .filter((item) => item.type === 'message')
+      .flatMap((item) => item.content ?? [])
+      .filter((part) => part.type === 'output_text' && typeof part.text === 'string')
+      .map((part) => part.text as string);
+    if (parts.length > 0) return parts.join('');
+  }
+  throw new LlmError('The LLM answer has no text content');
+}
+
+/**
+ * An OpenAI-compatible client (Chat Completions or Responses) over the same SSRF guard as page fetches:
+ * llmBaseUrl is caller input too. The API key is sent only as a Bearer header and never appears in an
+ * error message.
+ */
+export class LlmClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly guard: GuardOptions) {
+    this.agent = new Agent({ connect: { lookup: guardedLookup(guard) }, keepAliveTimeout: 10_000 });
+  }
+
+  async complete(endpoint: LlmEndpoint, prompt: LlmPrompt, deadline: Deadline): Promise<string> {
+    const { url, api } = resolveEndpoint(endpoint.baseUrl);
+    assertTargetAllowed(url, this.guard);
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
+    const body = api === 'chat' ? chatBody(endpoint.model, prompt) : responsesBody(endpoint.model, prompt);
+    let response;
+    try {
+      response = await request(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        dispatcher: this.agent,
+        signal: deadline.signal,
+        headersTimeout: Math.max(1, deadline.remainingMs()),
+        bodyTimeout: Math.max(1, deadline.remainingMs()),
+      });
+    } catch (err) {
+      if (deadline.expired) throw deadline.timeoutError('the LLM call');
+      if (err instanceof AppError) throw err;
+      throw new TargetUnreachableError(`LLM endpoint ${url.host} could not be reached`);
+    }
+    const text = await response.body.text().catch(() => '');
+    if (response.statusCode >= 400) {
+      throw new LlmError(`LLM endpoint ${url.host} answered HTTP ${response.statusCode}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      throw new LlmError(`LLM endpoint ${url.host} did not answer with JSON`);
+    }
+    return answerText(api, json);
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
