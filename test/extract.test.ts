@@ -364,6 +364,24 @@ describe('POST /api/v1/extract', () => {
     }
   });
 
+  test('the LLM key never reaches the log', async (t) => {
+    const s = await site(t);
+    const llm = await startLlmStub();
+    t.after(() => llm.close());
+    const logLines: string[] = [];
+    const svc = await startService(t, { logLines });
+    llm.reply = () => ({ status: 500 });
+    await svc.post('/api/v1/extract', {
+      urls: [`${s.url}/product/alpin-gtx`],
+      mode: 'llm',
+      llmBaseUrl: llm.url,
+      llmApiKey: 'sk-never-log-me',
+    });
+    await svc.post('/api/v1/extract', { urls: ['bad'], llmBaseUrl: llm.url, llmApiKey: 'sk-never-log-me' });
+    assert.ok(logLines.length > 0, 'the service logged');
+    assert.ok(!logLines.some((line) => line.includes('sk-never-log-me')));
+  });
+
   test('a URL that times out fails alone; the others succeed, in input order', async (t) => {
     const { s, extract, product } = await setup(t);
     const urls = [product, `${s.url}/slow?ms=3000`, `${s.url}/product/bare`];

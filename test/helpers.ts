@@ -10,6 +10,8 @@ export interface ServiceOptions {
   env?: Record<string, string>;
   resolver?: Resolver;
   isBlockedAddress?: (address: string) => boolean;
+  /** Collect the service's log lines here (otherwise logging is off). */
+  logLines?: string[];
 }
 
 export interface Service {
@@ -27,7 +29,9 @@ export async function startService(t: TestContext | null, options: ServiceOption
   });
   const app = await buildApp({
     config,
-    logger: false,
+    logger: options.logLines
+      ? { level: 'debug', stream: { write: (line: string) => void options.logLines!.push(line) } }
+      : false,
     resolver: options.resolver,
     isBlockedAddress: options.isBlockedAddress,
   });

@@ -23,7 +23,7 @@ export interface AppDeps {
   /** Address policy of the SSRF guard (default: isBlockedAddress). */
   isBlockedAddress?: (address: string) => boolean;
   /** Logger options for Fastify (pino); false silences it (tests). */
-  logger?: boolean | { level: string };
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
 }
 
 export interface Services {
