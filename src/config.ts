@@ -36,6 +36,40 @@ export interface Config {
   extractConcurrency: { value: number } | { error: string };
   /** Characters of page Markdown sent to an LLM at most. */
   llmMaxInputChars: number;
+  search: SearchConfig;
+}
+
+export interface SearchConfig {
+  /** searxng | duckduckgo | brave; chosen from the other settings when unset. */
+  provider: 'searxng' | 'duckduckgo' | 'brave';
+  searxngUrl: string | null;
+  duckduckgoUrl: string;
+  braveUrl: string;
+  braveApiKey: string | null;
+}
+
+function searchConfig(env: Env): SearchConfig {
+  const searxngUrl = env.SEARXNG_URL || null;
+  const braveApiKey = env.BRAVE_API_KEY || null;
+  const explicit = env.SEARCH_PROVIDER?.toLowerCase();
+  if (explicit && !['searxng', 'duckduckgo', 'brave'].includes(explicit)) {
+    throw new ConfigError(
+      `SEARCH_PROVIDER must be searxng, duckduckgo or brave, got '${env.SEARCH_PROVIDER}'`,
+    );
+  }
+  const provider = (explicit ??
+    (searxngUrl ? 'searxng' : braveApiKey ? 'brave' : 'duckduckgo')) as SearchConfig['provider'];
+  if (provider === 'searxng' && !searxngUrl)
+    throw new ConfigError('SEARCH_PROVIDER=searxng needs SEARXNG_URL');
+  if (provider === 'brave' && !braveApiKey)
+    throw new ConfigError('SEARCH_PROVIDER=brave needs BRAVE_API_KEY');
+  return {
+    provider,
+    searxngUrl,
+    duckduckgoUrl: env.DUCKDUCKGO_URL || 'https://html.duckduckgo.com/html/',
+    braveUrl: env.BRAVE_SEARCH_URL || 'https://api.search.brave.com/res/v1/web/search',
+    braveApiKey,
+  };
 }
 
 export class ConfigError extends Error {}
@@ -92,5 +126,6 @@ export function loadConfig(env: Env = process.env): Config {
     crawlMaxPages: int(env, 'CRAWL_MAX_PAGES', 10_000, 1, 10_000),
     extractConcurrency: settle(() => int(env, 'SERVICE_EXTRACT_CONCURRENCY', 5, 1, 10)),
     llmMaxInputChars: int(env, 'LLM_MAX_INPUT_CHARS', 60_000, 1000, 2_000_000),
+    search: searchConfig(env),
   };
 }

@@ -7,8 +7,9 @@ import crawlStreamRoute from './routes/crawl-stream.js';
 import crawlRoute from './routes/crawl.js';
 import extractRoute from './routes/extract.js';
 import healthRoutes from './routes/health.js';
+import llmstxtRoute from './routes/llmstxt.js';
+import searchRoute from './routes/search.js';
 import mapRoute from './routes/map.js';
-import notImplementedRoutes from './routes/not-implemented.js';
 import scrapeRoute from './routes/scrape.js';
 import { createServices } from './services/index.js';
 import type { AppDeps, Services } from './services/index.js';
@@ -55,6 +56,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(crawlStreamRoute);
   await app.register(mapRoute);
   await app.register(extractRoute);
-  await app.register(notImplementedRoutes);
+  await app.register(searchRoute);
+  await app.register(llmstxtRoute);
   return app as unknown as FastifyInstance;
 }

@@ -122,12 +122,3 @@ describe('request validation: 400 naming the field, never a 500', () => {
     assert.deepEqual(s.requests, []);
   });
 });
-
-test('operations not built yet answer 501 NOT_IMPLEMENTED, not a bare 404', async (t) => {
-  const svc = await startService(t);
-  for (const path of ['/api/v1/search', '/api/v1/llmstxt']) {
-    const res = await svc.post(path, { url: 'http://127.0.0.1:9/' });
-    assert.equal(res.status, 501, path);
-    assert.equal(res.json.code, 'NOT_IMPLEMENTED');
-  }
-});

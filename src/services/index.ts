@@ -13,7 +13,12 @@ import type { CrawlDeps } from './crawl.js';
 import { LlmClient } from '../extract/llm.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
 import { extractBatch } from './extract.js';
+import { selectProvider } from '../search/select-provider.js';
+import type { LlmsTxtBody, SearchBody, SearchResult } from '../schemas/search.js';
+import { generateLlmsTxt } from './llmstxt.js';
+import type { LlmsTxtResult } from './llmstxt.js';
 import { mapSite } from './map.js';
+import { searchWeb } from './search.js';
 import { scrapePage } from './scrape.js';
 
 export interface AppDeps {
@@ -33,6 +38,8 @@ export interface Services {
   map(body: MapBody, deadline: Deadline): Promise<string[]>;
   /** A batch of 1-10 URLs; `signal` aborts every URL (client gone). */
   extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
+  search(body: SearchBody, signal: AbortSignal): Promise<SearchResult[]>;
+  llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
   close(): Promise<void>;
 }
 
@@ -45,6 +52,7 @@ export function createServices(deps: AppDeps): Services {
     isBlocked: deps.isBlockedAddress,
   };
   const llm = new LlmClient(guard);
+  const provider = selectProvider(config.search);
   const http = new HttpEngine({
     allowPrivateNetworks: config.allowPrivateNetworks,
     resolver: deps.resolver ?? systemResolver,
@@ -84,6 +92,8 @@ export function createServices(deps: AppDeps): Services {
         concurrency: config.extractConcurrency,
         llmMaxInputChars: config.llmMaxInputChars,
       }),
+    search: (body, signal) => searchWeb(body, signal, { ...crawlDeps, provider }),
+    llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
     close: async () => {
       await Promise.all([http.close(), content.close(), llm.close()]);
     },

@@ -1,0 +1,56 @@
+import { selectAll, selectOne } from 'css-select';
+import type { AnyNode, Element } from '../../content/parse.js';
+import { parseHtml, textOf } from '../../content/parse.js';
+import type { Deadline } from '../../lib/deadline.js';
+import { getFromProvider } from '../provider-http.js';
+import { SearchProviderError } from '../types.js';
+import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
+
+/** DuckDuckGo wraps result links in a redirect (`/l/?uddg=<target>`); this returns the target. */
+export function unwrapRedirect(href: string, base: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(href, base);
+  } catch {
+    return null;
+  }
+  const target = url.searchParams.get('uddg');
+  if (target && /\/l\/?$/.test(url.pathname)) return unwrapRedirect(target, base);
+  return /^https?:$/.test(url.protocol) ? url.href : null;
+}
+
+/** Parses DuckDuckGo's HTML results page: organic results only (ads are left out), links unwrapped. */
+export function parseResultsPage(html: string, base: string): SearchHit[] {
+  const doc = parseHtml(html);
+  const hits: SearchHit[] = [];
+  for (const result of selectAll<AnyNode, Element>('.result, .web-result', doc)) {
+    const classes = ` ${result.attribs.class ?? ''} `;
+    if (/ result--ad | result--ad--small /.test(classes) || result.attribs['data-nrn'] === 'ad') continue;
+    const anchor = selectOne<AnyNode, Element>('a.result__a', result);
+    if (!anchor) continue;
+    const url = unwrapRedirect(anchor.attribs.href ?? '', base);
+    if (!url || /duckduckgo\.com\/y\.js/.test(url)) continue;
+    const snippet = selectOne<AnyNode, Element>('.result__snippet', result);
+    hits.push({ title: textOf(anchor), url, snippet: snippet ? textOf(snippet) : '' });
+  }
+  return hits;
+}
+
+/** The key-less default: DuckDuckGo's HTML endpoint (one page of results, about 25 to 30). */
+export class DuckDuckGoProvider implements SearchProvider {
+  readonly name = 'duckduckgo';
+
+  constructor(private readonly endpoint: string) {}
+
+  async search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]> {
+    const url = new URL(this.endpoint);
+    url.searchParams.set('q', query.q);
+    const html = await getFromProvider(this.name, url, { accept: 'text/html' }, deadline);
+    if (!/class="[^"]*result/.test(html) && !/No results/i.test(html)) {
+      throw new SearchProviderError(
+        'Search provider duckduckgo answered a page without results markup (blocked?)',
+      );
+    }
+    return parseResultsPage(html, url.href).slice(0, query.limit);
+  }
+}

@@ -1,0 +1,26 @@
+import type { Deadline } from '../lib/deadline.js';
+import { AppError } from '../errors.js';
+
+export interface SearchHit {
+  title: string;
+  url: string;
+  snippet: string;
+}
+
+export interface SearchQuery {
+  q: string;
+  limit: number;
+}
+
+/** A web search backend. Providers are configured by the operator, so their own URLs are trusted. */
+export interface SearchProvider {
+  readonly name: string;
+  search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]>;
+}
+
+/** The provider was down, refused (429), or answered something unparsable. */
+export class SearchProviderError extends AppError {
+  readonly code = 'SEARCH_PROVIDER_FAILED';
+  readonly status = 502;
+  override readonly retryable = true;
+}
