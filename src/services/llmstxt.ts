@@ -1,4 +1,5 @@
 import { siteHost } from '../crawl/normalize.js';
+import { RobotsCache } from '../crawl/robots.js';
 import { markdownExcerpt } from '../content/text-stats.js';
 import { parseJsonAnswer, resolveEndpoint } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
@@ -111,7 +112,16 @@ export async function generateLlmsTxt(
     Deadline.after(DISCOVERY_TIMEOUT_MS, signal),
     deps,
   );
-  const chosen = prioritize(discovered, start).slice(0, body.maxUrls ?? 20);
+  // Pages robots.txt disallows are listed by map but never scraped.
+  const robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
+  const allowed: string[] = [];
+  for (const url of prioritize(discovered, start)) {
+    if (allowed.length >= (body.maxUrls ?? 20)) break;
+    const target = new URL(url);
+    if ((await robots.rulesFor(target, Deadline.after(PAGE_TIMEOUT_MS, signal))).isAllowed(url))
+      allowed.push(url);
+  }
+  const chosen = allowed;
   const pages: (ProcessedPage | null)[] = new Array<ProcessedPage | null>(chosen.length).fill(null);
   let next = 0;
   const worker = async (): Promise<void> => {

@@ -9,7 +9,7 @@ import { checkPageOptions, fetchAndRender } from './scrape.js';
 
 /** Pages fetched for links when sitemaps are thin, and how deep that shallow crawl goes. */
 const LINK_CRAWL_PAGES = 20;
-const LINK_CRAWL_DEPTH = 2;
+const LINK_CRAWL_DEPTH = 3;
 const LINK_CRAWL_CONCURRENCY = 4;
 
 /**
@@ -86,9 +86,12 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
               deadline,
               deps,
             );
-            const before = new Set(found.keys());
             add(rendered.links);
-            for (const key of found.keys()) if (!before.has(key)) next.push(key);
+            // Follow every in-site link of the page, including ones the sitemap already listed.
+            for (const link of rendered.links) {
+              const key = normalizeUrl(link);
+              if (key !== null && found.has(key) && !visited.has(key)) next.push(key);
+            }
           } catch {
             // A page that fails to load contributes no links; discovery goes on.
           }
