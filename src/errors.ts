@@ -82,11 +82,6 @@ export class ServiceUnavailableError extends AppError {
   override readonly retryable = true;
 }
 
-export class NotImplementedError extends AppError {
-  readonly code = 'NOT_IMPLEMENTED';
-  readonly status = 501;
-}
-
 /** The service's own configuration makes the request impossible (e.g. an invalid env value). */
 export class ConfigurationError extends AppError {
   readonly code = 'CONFIGURATION_ERROR';
