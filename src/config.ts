@@ -37,6 +37,10 @@ export interface Config {
   /** Characters of page Markdown sent to an LLM at most. */
   llmMaxInputChars: number;
   search: SearchConfig;
+  /** Chromium for the browser engine; the engine is off when the file does not exist. */
+  chromiumPath: string;
+  /** Browser pages (contexts) open at once. */
+  browserMaxPages: number;
 }
 
 export interface SearchConfig {
@@ -127,5 +131,7 @@ export function loadConfig(env: Env = process.env): Config {
     extractConcurrency: settle(() => int(env, 'SERVICE_EXTRACT_CONCURRENCY', 5, 1, 10)),
     llmMaxInputChars: int(env, 'LLM_MAX_INPUT_CHARS', 60_000, 1000, 2_000_000),
     search: searchConfig(env),
+    chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
+    browserMaxPages: int(env, 'BROWSER_MAX_PAGES', 4, 1, 64),
   };
 }

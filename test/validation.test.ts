@@ -99,7 +99,7 @@ describe('request validation: 400 naming the field, never a 500', () => {
 
   test('browser-only options with engine http are a 400 naming them; without a browser, a 503', async (t) => {
     const s = await site(t);
-    const svc = await startService(t);
+    const svc = await startService(t, { env: { CHROMIUM_PATH: '/nonexistent/chromium' } });
     const url = `${s.url}/blog/backpressure`;
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ screenshot: true }, /screenshot needs the browser engine/],

@@ -17,6 +17,8 @@ export interface FetchedPage {
   body: Buffer;
   /** Every URL visited before the final one, in order. */
   redirects: string[];
+  /** data: URL of a screenshot (browser engine, when asked for). */
+  screenshot?: string;
 }
 
 export interface Engine {

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
@@ -40,6 +41,8 @@ export interface Services {
   extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
   search(body: SearchBody, signal: AbortSignal): Promise<SearchResult[]>;
   llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
+  /** Browser pool figures (null when the browser engine is unavailable). */
+  browserStats(): { active: number; max: number; launches: number } | null;
   close(): Promise<void>;
 }
 
@@ -67,9 +70,17 @@ export function createServices(deps: AppDeps): Services {
     const page = await http.fetchPage({ url, headers: {}, skipTlsVerification: false }, deadline);
     return { url: page.url, status: page.status, body: page.body, contentType: page.headers['content-type'] };
   };
+  const browser = BrowserEngine.available(config.chromiumPath)
+    ? new BrowserEngine({
+        ...guard,
+        executablePath: config.chromiumPath,
+        maxPages: config.browserMaxPages,
+        userAgent: config.userAgent,
+      })
+    : null;
   const crawlDeps: CrawlDeps = {
     http,
-    browser: null,
+    browser,
     content,
     fetchResource,
     settings: {
@@ -94,8 +105,9 @@ export function createServices(deps: AppDeps): Services {
       }),
     search: (body, signal) => searchWeb(body, signal, { ...crawlDeps, provider }),
     llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
+    browserStats: () => browser?.stats() ?? null,
     close: async () => {
-      await Promise.all([http.close(), content.close(), llm.close()]);
+      await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
     },
   };
 }

@@ -2,6 +2,7 @@ import { buildContent } from '../content/build.js';
 import { decodeHtml, decodeText } from '../content/decode.js';
 import { pageLanguage } from '../content/language.js';
 import { classifyBody, mediaTypeOf } from '../content/media-type.js';
+import { clientRenderedReason } from '../content/client-rendered.js';
 import { textDocument } from '../content/text-document.js';
 import type { FetchedPage } from '../engines/types.js';
 import { UnsupportedContentError } from '../errors.js';
@@ -27,6 +28,8 @@ export interface RenderedPage {
   links: string[];
   /** Links that continue a paginated listing (only with `discover`). */
   pagination: string[];
+  /** Why the page looks client-side rendered, or null (HTML pages fetched over http only). */
+  clientRendered: string | null;
 }
 
 /** Turns fetched bytes into the page document of SPEC 2.1, with only the requested formats. */
@@ -71,7 +74,7 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
       links: [],
       images: [],
     });
-    return { document, links: [], pagination: [] };
+    return { document, links: [], pagination: [], clientRendered: null };
   }
   const html = decodeHtml(page.body, contentType);
   const content = buildContent(html, new URL(page.url), {
@@ -109,8 +112,14 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     rawHtml: html,
     links: content.links,
     images: content.images,
+    screenshot: page.screenshot,
   });
-  return { document, links: content.links ?? [], pagination: content.pagination ?? [] };
+  return {
+    document,
+    links: content.links ?? [],
+    pagination: content.pagination ?? [],
+    clientRendered: clientRenderedReason(html, metadata),
+  };
 }
 
 function emptyHead() {
@@ -133,6 +142,7 @@ interface Outputs {
   rawHtml: string;
   links?: string[];
   images?: string[];
+  screenshot?: string;
 }
 
 function assemble(metadata: PageMetadata, want: Set<FormatName>, out: Outputs): PageDocument {
@@ -147,5 +157,6 @@ function assemble(metadata: PageMetadata, want: Set<FormatName>, out: Outputs): 
   if (want.has('rawHtml')) doc.rawHtml = out.rawHtml;
   if (want.has('links')) doc.links = out.links ?? [];
   if (want.has('images')) doc.images = out.images ?? [];
+  if (out.screenshot !== undefined) doc.screenshot = out.screenshot;
   return doc;
 }

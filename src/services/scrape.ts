@@ -1,5 +1,7 @@
 import { planEngine } from '../engines/plan.js';
-import type { Engine } from '../engines/types.js';
+import { actionProblem } from '../engines/browser-actions.js';
+import type { Engine, FetchRequest } from '../engines/types.js';
+import { BadRequestError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { checkCallerHeaders } from '../lib/request-headers.js';
 import { parseTargetUrl } from '../lib/target-url.js';
@@ -27,6 +29,10 @@ export interface PageRequest {
 export function checkPageOptions(options: ScrapeOptions, browserAvailable: boolean) {
   const formats = options.formats ?? ['markdown'];
   const headers = checkCallerHeaders(options.headers);
+  for (const [index, action] of (options.actions ?? []).entries()) {
+    const problem = actionProblem(action);
+    if (problem) throw new BadRequestError(`actions[${index}]: ${problem}`);
+  }
   const plan = planEngine(
     options.engine ?? 'auto',
     {
@@ -48,28 +54,52 @@ export async function fetchAndRender(
 ): Promise<RenderedPage> {
   const { options } = req;
   const { formats, headers, plan } = checkPageOptions(options, deps.browser !== null);
-  const engine = plan.engine === 'browser' && deps.browser ? deps.browser : deps.http;
-  const page = await engine.fetchPage(
-    { url: req.url, headers, skipTlsVerification: options.skipTlsVerification ?? false },
-    deadline,
+  const render = async (engine: Engine, detectionReason: string | null): Promise<RenderedPage> => {
+    const page = await engine.fetchPage(
+      {
+        url: req.url,
+        headers,
+        skipTlsVerification: options.skipTlsVerification ?? false,
+        waitFor: options.waitFor,
+        waitForSelector: options.waitForSelector,
+        actions: options.actions,
+        screenshot:
+          options.screenshot === true || formats.includes('screenshot')
+            ? (options.screenshotFormat ?? 'png')
+            : undefined,
+      } as FetchRequest,
+      deadline,
+    );
+    deadline.check('fetch');
+    const rendered = await deps.content.render(
+      page,
+      {
+        sourceUrl: req.sourceUrl,
+        formats,
+        onlyMainContent: options.onlyMainContent ?? false,
+        removeBase64Images: options.removeBase64Images ?? true,
+        includeTags: options.includeTags,
+        excludeTags: options.excludeTags,
+        detectionReason,
+        discover: req.discover,
+      },
+      deadline,
+    );
+    deadline.check('formatting');
+    return rendered;
+  };
+  if (plan.engine === 'browser' && deps.browser) return render(deps.browser, plan.detectionReason);
+  const viaHttp = await render(deps.http, plan.detectionReason);
+  // engine "auto": a page that looks client-side rendered is rendered again in the browser.
+  if ((options.engine ?? 'auto') !== 'auto' || !deps.browser) return viaHttp;
+  if (viaHttp.clientRendered === null) {
+    viaHttp.document.metadata.detectionReason = `static page (${viaHttp.document.metadata.wordCount} words of text): http engine`;
+    return viaHttp;
+  }
+  return render(
+    deps.browser,
+    `client-side rendered page (${viaHttp.clientRendered}): re-rendered with the browser engine`,
   );
-  deadline.check('fetch');
-  const rendered = await deps.content.render(
-    page,
-    {
-      sourceUrl: req.sourceUrl,
-      formats,
-      onlyMainContent: options.onlyMainContent ?? false,
-      removeBase64Images: options.removeBase64Images ?? true,
-      includeTags: options.includeTags,
-      excludeTags: options.excludeTags,
-      detectionReason: plan.detectionReason,
-      discover: req.discover,
-    },
-    deadline,
-  );
-  deadline.check('formatting');
-  return rendered;
 }
 
 export async function scrapePage(

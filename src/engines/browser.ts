@@ -1,0 +1,252 @@
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
+import type { Deadline } from '../lib/deadline.js';
+import { assertTargetAllowed, isBlockedAddress } from '../lib/ssrf-guard.js';
+import type { GuardOptions } from '../lib/ssrf-guard.js';
+import { runAction } from './browser-actions.js';
+import type { BrowserAction } from './browser-actions.js';
+import type { Engine, FetchRequest, FetchedPage } from './types.js';
+
+export interface BrowserEngineOptions extends GuardOptions {
+  executablePath: string;
+  maxPages: number;
+  userAgent: string;
+}
+
+/** What a browser fetch may do beyond loading the page. */
+export interface BrowserRequest extends FetchRequest {
+  waitFor?: number;
+  waitForSelector?: string;
+  actions?: BrowserAction[];
+  screenshot?: 'png' | 'jpeg';
+}
+
+export class ActionFailedError extends AppError {
+  readonly code = 'ACTION_FAILED';
+  readonly status = 422;
+}
+
+/** Flags for a root service on a closed network: no sandbox, no background traffic, no GPU. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-default-apps',
+  '--disable-extensions',
+  '--no-first-run',
+  '--disable-quic',
+  '--mute-audio',
+];
+
+/**
+ * Headless Chromium (Debian's, or CHROMIUM_PATH) through playwright-core. Launched once, lazily; each
+ * request gets a fresh context (no cookies shared between callers) from a pool of `maxPages`. Every
+ * request the page makes passes the SSRF guard. When a request's deadline expires the caller gets its
+ * answer at once, while the page is closed in the background and keeps its pool slot until it is.
+ */
+export class BrowserEngine implements Engine {
+  readonly name = 'browser' as const;
+  private browser: Promise<Browser> | null = null;
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  launches = 0;
+
+  constructor(private readonly options: BrowserEngineOptions) {}
+
+  static available(executablePath: string): boolean {
+    return existsSync(executablePath);
+  }
+
+  /** Pages open right now and the pool size (for tests and health). */
+  stats(): { active: number; max: number; launches: number } {
+    return { active: this.active, max: this.options.maxPages, launches: this.launches };
+  }
+
+  fetchPage(req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
+    const work = this.withSlot(deadline, (context) => this.load(context, req, deadline));
+    return new Promise<FetchedPage>((resolve, reject) => {
+      const onAbort = (): void => reject(deadline.timeoutError('the browser render'));
+      if (deadline.signal.aborted) return onAbort();
+      deadline.signal.addEventListener('abort', onAbort, { once: true });
+      work.then(
+        (page) => {
+          deadline.signal.removeEventListener('abort', onAbort);
+          resolve(page);
+        },
+        (err: unknown) => {
+          deadline.signal.removeEventListener('abort', onAbort);
+          reject(deadline.expired ? deadline.timeoutError('the browser render') : toAppError(err));
+        },
+      );
+    });
+  }
+
+  async close(): Promise<void> {
+    const browser = this.browser;
+    this.browser = null;
+    if (browser) await (await browser.catch(() => null))?.close().catch(() => undefined);
+  }
+
+  private launch(): Promise<Browser> {
+    if (!this.browser) {
+      this.launches++;
+      this.browser = chromium
+        .launch({ executablePath: this.options.executablePath, headless: true, args: CHROMIUM_ARGS })
+        .then((browser) => {
+          browser.on('disconnected', () => (this.browser = null));
+          return browser;
+        });
+      this.browser.catch(() => (this.browser = null));
+    }
+    return this.browser;
+  }
+
+  /** Runs `use` with a fresh context; the slot is held until the context is closed, whatever happens. */
+  private async withSlot<T>(deadline: Deadline, use: (context: BrowserContext) => Promise<T>): Promise<T> {
+    if (this.active >= this.options.maxPages) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.active++;
+    let context: BrowserContext | null = null;
+    try {
+      if (deadline.expired) throw deadline.timeoutError('waiting for a browser page');
+      const browser = await this.launch();
+      context = await browser.newContext({
+        userAgent: this.options.userAgent,
+        viewport: { width: 1280, height: 800 },
+        serviceWorkers: 'block',
+      });
+      await this.guard(context);
+      return await use(context);
+    } finally {
+      await context?.close().catch(() => undefined);
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  /** Every request of the page (navigations, redirects, subresources, XHR/fetch, iframes, WebSockets). */
+  private async guard(context: BrowserContext): Promise<void> {
+    await context.route('**/*', (route) => this.checkRoute(route));
+    await context.routeWebSocket(/.*/, async (ws) => {
+      if (await this.allowed(ws.url())) ws.connectToServer();
+      else await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' });
+    });
+  }
+
+  private async checkRoute(route: Route): Promise<void> {
+    const url = route.request().url();
+    if (/^(?:data|blob|about):/.test(url)) return route.continue();
+    if (await this.allowed(url)) return route.continue();
+    return route.abort('blockedbyclient');
+  }
+
+  private async allowed(raw: string): Promise<boolean> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      return false;
+    }
+    const web = url.protocol.replace(/^ws/, 'http');
+    if (web !== 'http:' && web !== 'https:') return false;
+    if (this.options.allowPrivateNetworks) return true;
+    try {
+      assertTargetAllowed(new URL(url.href.replace(/^ws/, 'http')), this.options);
+      const addresses = await this.options.resolver(url.hostname.replace(/^\[|\]$/g, ''));
+      const blocked = this.options.isBlocked ?? isBlockedAddress;
+      return addresses.length > 0 && addresses.every((a) => !blocked(a.address));
+    } catch {
+      return false;
+    }
+  }
+
+  private async load(context: BrowserContext, req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
+    if (!(await this.allowed(req.url.href))) {
+      assertTargetAllowed(req.url, this.options);
+      throw new TargetBlockedError(`Refused to fetch ${req.url.host}: private or reserved address`);
+    }
+    if (Object.keys(req.headers).length > 0) await context.setExtraHTTPHeaders(req.headers);
+    const page = await context.newPage();
+    page.setDefaultTimeout(Math.max(1, deadline.remainingMs()));
+    const redirects: string[] = [];
+    page.on('request', (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && r.redirectedFrom()) {
+        redirects.push(r.redirectedFrom()!.url());
+      }
+    });
+    let response;
+    try {
+      response = await page.goto(req.url.href, {
+        waitUntil: 'load',
+        timeout: Math.max(1, deadline.remainingMs()),
+      });
+    } catch (err) {
+      if (deadline.expired) throw deadline.timeoutError('the browser render');
+      const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      if (/ERR_BLOCKED_BY_CLIENT/.test(message)) {
+        throw new TargetBlockedError(
+          `Refused: ${req.url.host} or a redirect of it points at a private address`,
+        );
+      }
+      throw new TargetUnreachableError(`Browser could not load ${req.url.host}: ${message}`);
+    }
+    await settle(page, deadline);
+    if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, deadline.remainingMs()));
+    if (req.waitForSelector) {
+      await page
+        .waitForSelector(req.waitForSelector, { timeout: Math.max(1, deadline.remainingMs()) })
+        .catch(() => {
+          throw deadline.expired
+            ? deadline.timeoutError(`waitForSelector '${req.waitForSelector}'`)
+            : new ActionFailedError(`waitForSelector: '${req.waitForSelector}' did not appear`);
+        });
+    }
+    for (const [index, action] of (req.actions ?? []).entries()) {
+      try {
+        await runAction(page, action, deadline);
+      } catch (err) {
+        if (deadline.expired) throw deadline.timeoutError(`actions[${index}] (${action.type})`);
+        const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+        throw new ActionFailedError(`actions[${index}] (${action.type}) failed: ${message}`);
+      }
+    }
+    const html = await page.content();
+    const screenshot = req.screenshot
+      ? `data:image/${req.screenshot};base64,${(
+          await page.screenshot({
+            type: req.screenshot,
+            fullPage: false,
+            ...(req.screenshot === 'jpeg' ? { quality: 80 } : {}),
+          })
+        ).toString('base64')}`
+      : undefined;
+    const headers = response ? await response.allHeaders().catch(() => ({})) : {};
+    return {
+      url: page.url(),
+      status: response?.status() ?? 200,
+      // page.content() is the live DOM as text: the body is UTF-8 HTML whatever the server sent.
+      headers: { ...withoutEncoding(headers), 'content-type': 'text/html; charset=utf-8' },
+      body: Buffer.from(html, 'utf8'),
+      redirects,
+      screenshot,
+    };
+  }
+}
+
+function withoutEncoding(headers: Record<string, string>): Record<string, string> {
+  const { 'content-encoding': _encoding, 'content-length': _length, ...rest } = headers;
+  return rest;
+}
+
+/** Gives client-side rendering a moment after `load`: until the network is quiet, 2 s at most. */
+async function settle(page: Page, deadline: Deadline): Promise<void> {
+  await page
+    .waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(2000, deadline.remainingMs())) })
+    .catch(() => undefined);
+}
