@@ -16,6 +16,8 @@ export interface ServiceOptions {
 
 export interface Service {
   url: string;
+  /** Browser pool figures of the running service. */
+  browserStats(): { active: number; max: number; launches: number } | null;
   post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
@@ -40,6 +42,7 @@ export async function startService(t: TestContext | null, options: ServiceOption
   t?.after(() => app.close());
   return {
     url,
+    browserStats: () => app.services.browserStats(),
     async post(path, body) {
       const res = await fetch(url + path, {
         method: 'POST',

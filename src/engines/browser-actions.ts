@@ -27,7 +27,8 @@ export function actionProblem(action: BrowserAction): string | null {
 }
 
 export async function runAction(page: Page, action: BrowserAction, deadline: Deadline): Promise<void> {
-  const timeout = Math.max(1, deadline.remainingMs());
+  // Leave a little of the budget so a missing element fails as the action, not as the whole request.
+  const timeout = Math.max(1, deadline.remainingMs() - 250);
   switch (action.type) {
     case 'click':
       await page.click(action.selector!, { timeout });

@@ -139,11 +139,26 @@ export class BrowserEngine implements Engine {
     });
   }
 
+  /**
+   * Chromium follows redirects without asking the route again, so requests are made from Node with
+   * redirects off: a 3xx goes back to the page only when its Location passes the guard too, and the
+   * browser's next request comes through here again.
+   */
   private async checkRoute(route: Route): Promise<void> {
     const url = route.request().url();
     if (/^(?:data|blob|about):/.test(url)) return route.continue();
-    if (await this.allowed(url)) return route.continue();
-    return route.abort('blockedbyclient');
+    if (this.options.allowPrivateNetworks) return route.continue();
+    if (!(await this.allowed(url))) return route.abort('blockedbyclient');
+    try {
+      const response = await route.fetch({ maxRedirects: 0, timeout: 30_000 });
+      const location = response.headers()['location'];
+      if (response.status() >= 300 && response.status() < 400 && location) {
+        if (!(await this.allowed(new URL(location, url).href))) return route.abort('blockedbyclient');
+      }
+      return route.fulfill({ response });
+    } catch {
+      return route.abort('failed').catch(() => undefined);
+    }
   }
 
   private async allowed(raw: string): Promise<boolean> {
