@@ -93,8 +93,9 @@ export class HttpEngine implements Engine {
         headers,
         dispatcher,
         signal: deadline.signal,
-        headersTimeout: Math.max(1, deadline.remainingMs()),
-        bodyTimeout: Math.max(1, deadline.remainingMs()),
+        // The deadline's signal ends the request; these only back it up (and must not beat it).
+        headersTimeout: deadline.remainingMs() + 1000,
+        bodyTimeout: deadline.remainingMs() + 1000,
       });
     } catch (err) {
       throw translateFetchError(err, url, deadline);
@@ -167,7 +168,13 @@ async function readBody(
 /** Maps undici/net errors to our hierarchy; undici codes never leak to clients. */
 function translateFetchError(err: unknown, url: URL | null, deadline: Deadline): AppError {
   if (err instanceof AppError) return err;
-  if (deadline.expired) return deadline.timeoutError('fetch');
+  if (
+    deadline.expired ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  ) {
+    return deadline.timeoutError('fetch');
+  }
   const where = url ? ` ${url.host}` : '';
   if (err instanceof undiciErrors.InvalidArgumentError) {
     return new BadRequestError(`Invalid request to target: ${err.message}`);
