@@ -115,7 +115,7 @@ describe('browser engine', { skip }, () => {
     assert.equal(into.status, 200);
     const failing = await svc.post('/api/v1/scrape', {
       url: reveal,
-      timeout: 2000,
+      timeout: 5000,
       actions: [
         { type: 'wait', milliseconds: 10 },
         { type: 'click', selector: '#does-not-exist' },
