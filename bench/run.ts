@@ -11,6 +11,7 @@ import { gfm } from '@joplin/turndown-plugin-gfm';
 import { buildContent } from '../src/content/build.js';
 import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
 import { startServer } from './children.js';
+import { browserBench } from './browser.js';
 import { crawlBench } from './crawl.js';
 import { writeSection } from './report.js';
 
@@ -169,6 +170,17 @@ async function main(): Promise<void> {
       '',
       ...(await crawlBench(quick ? [1000] : [1000, 10000])),
     );
+    const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+    if (existsSync(chromiumPath)) {
+      lines.push(
+        '',
+        `### Browser engine, client-rendered page on loopback, ${20} runs`,
+        '',
+        ...(await browserBench(chromiumPath)),
+      );
+    } else {
+      lines.push('', `(browser bench skipped: no chromium at ${chromiumPath})`);
+    }
     const report = lines.join('\n');
     console.log(report);
     if (!quick) writeSection('bench', report);

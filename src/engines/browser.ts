@@ -259,9 +259,33 @@ function withoutEncoding(headers: Record<string, string>): Record<string, string
   return rest;
 }
 
-/** Gives client-side rendering a moment after `load`: until the network is quiet, 2 s at most. */
+/**
+ * Gives client-side rendering a moment after `load`: until no request has been in flight for 150 ms
+ * (data fetched by scripts has arrived), 2 s at most. Shorter than Playwright's 500 ms "networkidle".
+ */
 async function settle(page: Page, deadline: Deadline): Promise<void> {
-  await page
-    .waitForLoadState('networkidle', { timeout: Math.max(1, Math.min(2000, deadline.remainingMs())) })
-    .catch(() => undefined);
+  const quietMs = 150;
+  const limit = Date.now() + Math.min(2000, deadline.remainingMs());
+  let inFlight = 0;
+  let lastActivity = Date.now();
+  const started = (): void => {
+    inFlight++;
+    lastActivity = Date.now();
+  };
+  const ended = (): void => {
+    inFlight = Math.max(0, inFlight - 1);
+    lastActivity = Date.now();
+  };
+  page.on('request', started);
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+  try {
+    while (Date.now() < limit && (inFlight > 0 || Date.now() - lastActivity < quietMs)) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  } finally {
+    page.off('request', started);
+    page.off('requestfinished', ended);
+    page.off('requestfailed', ended);
+  }
 }
