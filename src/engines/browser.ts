@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
@@ -95,8 +94,15 @@ export class BrowserEngine implements Engine {
   private launch(): Promise<Browser> {
     if (!this.browser) {
       this.launches++;
-      this.browser = chromium
-        .launch({ executablePath: this.options.executablePath, headless: true, args: CHROMIUM_ARGS })
+      // playwright-core is loaded on first use: services that never render in a browser don't pay for it.
+      this.browser = import('playwright-core')
+        .then(({ chromium }) =>
+          chromium.launch({
+            executablePath: this.options.executablePath,
+            headless: true,
+            args: CHROMIUM_ARGS,
+          }),
+        )
         .then((browser) => {
           browser.on('disconnected', () => (this.browser = null));
           return browser;

@@ -27,7 +27,7 @@ export async function searchWeb(
   if (query === '') throw new BadRequestError('query must not be empty');
   const options = body.scrapeOptions ?? {};
   const formats = options.formats ?? ['markdown'];
-  if (body.scrapeResults) checkPageOptions({ formats, engine: 'http' }, false);
+  if (body.scrapeResults) checkPageOptions({ formats }, deps.browser !== null);
   const hits = await deps.provider.search(
     { q: query, limit: body.limit ?? 10 },
     Deadline.after(PROVIDER_TIMEOUT_MS, signal),
@@ -44,7 +44,7 @@ export async function searchWeb(
           {
             url,
             sourceUrl: result.url,
-            options: { formats, onlyMainContent: options.onlyMainContent, engine: 'http' },
+            options: { formats, onlyMainContent: options.onlyMainContent },
           },
           Deadline.after(options.timeout ?? 10000, signal),
           deps,
