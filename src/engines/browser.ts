@@ -68,20 +68,8 @@ export class BrowserEngine implements Engine {
 
   fetchPage(req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
     const work = this.withSlot(deadline, (context) => this.load(context, req, deadline));
-    return new Promise<FetchedPage>((resolve, reject) => {
-      const onAbort = (): void => reject(deadline.timeoutError('the browser render'));
-      if (deadline.signal.aborted) return onAbort();
-      deadline.signal.addEventListener('abort', onAbort, { once: true });
-      work.then(
-        (page) => {
-          deadline.signal.removeEventListener('abort', onAbort);
-          resolve(page);
-        },
-        (err: unknown) => {
-          deadline.signal.removeEventListener('abort', onAbort);
-          reject(deadline.expired ? deadline.timeoutError('the browser render') : toAppError(err));
-        },
-      );
+    return deadline.race(work, 'the browser render').catch((err: unknown) => {
+      throw toAppError(err);
     });
   }
 

@@ -34,6 +34,28 @@ export class Deadline {
     if (this.expired) throw this.timeoutError(stage);
   }
 
+  /**
+   * Settles with `work`, or rejects with a TimeoutError the moment the budget runs out. The work itself
+   * is not cancelled: whoever started it keeps its capacity until it finishes (bounded background work).
+   */
+  race<T>(work: Promise<T>, stage: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = (): void => reject(this.timeoutError(stage));
+      work.then(
+        (value) => {
+          this.signal.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.signal.removeEventListener('abort', onAbort);
+          reject(this.expired ? this.timeoutError(stage) : err);
+        },
+      );
+      if (this.signal.aborted) onAbort();
+      else this.signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
   timeoutError(stage: string): TimeoutError {
     return new TimeoutError(`Timed out during ${stage}: the ${this.budgetMs} ms timeout was exceeded`);
   }

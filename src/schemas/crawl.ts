@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { PageFormatFields } from './page.js';
 import { ClientTags, TargetUrl } from './common.js';
 import { ScrapeOptionFields } from './scrape.js';
 
@@ -51,12 +52,7 @@ export type CrawlBody = Static<typeof CrawlBody>;
 export const CrawlPage = Type.Object({
   title: Type.String(),
   url: Type.String(),
-  markdown: Type.Optional(Type.String()),
-  html: Type.Optional(Type.String()),
-  rawHtml: Type.Optional(Type.String()),
-  links: Type.Optional(Type.Array(Type.String())),
-  images: Type.Optional(Type.Array(Type.String())),
-  screenshot: Type.Optional(Type.String()),
+  ...PageFormatFields,
   metadata: Type.Object({
     title: Type.String(),
     url: Type.String(),

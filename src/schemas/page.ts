@@ -38,10 +38,8 @@ export const PageMetadata = Type.Object({
 });
 export type PageMetadata = Static<typeof PageMetadata>;
 
-export const PageDocument = Type.Object({
-  title: Type.String(),
-  description: Type.String(),
-  url: Type.String(),
+/** The requested formats of a page; the same fields in scrape, crawl and search results. */
+export const PageFormatFields = {
   markdown: Type.Optional(Type.String()),
   html: Type.Optional(Type.String({ description: 'Cleaned HTML: no scripts/styles, absolute URLs.' })),
   rawHtml: Type.Optional(Type.String({ description: 'The HTML as served (decoded to text).' })),
@@ -49,7 +47,16 @@ export const PageDocument = Type.Object({
     Type.Array(Type.String(), { description: 'Absolute http(s) URLs of the page links, deduplicated.' }),
   ),
   images: Type.Optional(Type.Array(Type.String(), { description: 'Absolute image URLs, deduplicated.' })),
-  screenshot: Type.Optional(Type.String({ description: 'data:image/png;base64,... (browser engine).' })),
+  screenshot: Type.Optional(
+    Type.String({ description: 'data:image/png;base64,... or data:image/jpeg;base64,... (browser engine).' }),
+  ),
+};
+
+export const PageDocument = Type.Object({
+  title: Type.String(),
+  description: Type.String(),
+  url: Type.String(),
+  ...PageFormatFields,
   metadata: PageMetadata,
 });
 export type PageDocument = Static<typeof PageDocument>;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { PageFormatFields } from './page.js';
 import { ClientTags, EngineName, Formats } from './common.js';
 import { LlmFields } from './extract.js';
 
@@ -41,12 +42,7 @@ export const SearchResult = Type.Object({
     Type.Union(
       [
         Type.Object({
-          markdown: Type.Optional(Type.String()),
-          html: Type.Optional(Type.String()),
-          rawHtml: Type.Optional(Type.String()),
-          links: Type.Optional(Type.Array(Type.String())),
-          images: Type.Optional(Type.Array(Type.String())),
-          screenshot: Type.Optional(Type.String()),
+          ...PageFormatFields,
           metadata: Type.Object({
             title: Type.String(),
             wordCount: Type.Integer(),

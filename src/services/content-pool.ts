@@ -52,7 +52,7 @@ export class ContentPool {
     const task: ContentTask = { page, options, deadlineAt: deadline.at };
     let result: ContentResult;
     try {
-      result = await raceDeadline(this.pool.run(task) as Promise<ContentResult>, deadline);
+      result = await deadline.race(this.pool.run(task) as Promise<ContentResult>, 'formatting');
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {
         throw new ServiceUnavailableError('Content workers are saturated; retry shortly');
@@ -67,26 +67,4 @@ export class ContentPool {
   async close(): Promise<void> {
     await this.pool?.destroy();
   }
-}
-
-/** Answers at the deadline even if the worker is still busy; the worker's task runs to completion. */
-function raceDeadline<T>(work: Promise<T>, deadline: Deadline): Promise<T> {
-  if (deadline.signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(deadline.timeoutError('formatting'));
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(deadline.timeoutError('formatting'));
-    deadline.signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        deadline.signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (err: unknown) => {
-        deadline.signal.removeEventListener('abort', onAbort);
-        reject(err instanceof Error ? err : new Error(String(err)));
-      },
-    );
-  });
 }
