@@ -41,6 +41,8 @@ export interface Config {
   chromiumPath: string;
   /** Browser pages (contexts) open at once. */
   browserMaxPages: number;
+  /** How long SIGTERM/SIGINT wait for in-flight work before exiting anyway. */
+  shutdownTimeoutMs: number;
 }
 
 export interface SearchConfig {
@@ -133,5 +135,6 @@ export function loadConfig(env: Env = process.env): Config {
     search: searchConfig(env),
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
     browserMaxPages: int(env, 'BROWSER_MAX_PAGES', 4, 1, 64),
+    shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
   };
 }

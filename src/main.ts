@@ -18,8 +18,14 @@ async function main(): Promise<void> {
       `Configuration error: ${config.extractConcurrency.error}; extract requests will fail until it is fixed`,
     );
   }
+  // Stop accepting, let in-flight requests finish (or their own timeouts end them), close the workers and
+  // the browser. Past SHUTDOWN_TIMEOUT_MS the process exits anyway; Playwright kills its browser on exit.
   const shutdown = (signal: string): void => {
     app.log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      app.log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, config.shutdownTimeoutMs).unref();
     app.close().then(
       () => process.exit(0),
       () => process.exit(1),

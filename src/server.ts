@@ -1,4 +1,4 @@
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -18,6 +18,8 @@ import type { AppDeps, Services } from './services/index.js';
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    /** Aborts when the server starts closing: long streams end instead of holding the shutdown. */
+    shuttingDown: AbortSignal;
   }
 }
 
@@ -28,7 +30,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? { level: deps.config.logLevel },
     // One line per request from registerRequestLog instead of Fastify's two (which include the URL).
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
     ajv: {
       // Strict input: unknown fields and wrong types are 400s, never silently dropped or coerced.
@@ -40,6 +42,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.decorate('services', createServices(deps));
   app.addHook('onClose', async () => app.services.close());
+  // While closing, answers in flight close their connection, so keep-alive clients do not hold the
+  // server open, and streams stop.
+  const closing = new AbortController();
+  app.decorate('shuttingDown', closing.signal);
+  app.addHook('preClose', async () => closing.abort());
+  app.addHook('onSend', async (_req, reply, payload) => {
+    if (closing.signal.aborted) void reply.header('connection', 'close');
+    return payload;
+  });
   app.setErrorHandler(errorHandler);
   registerRequestLog(app);
   app.setNotFoundHandler(notFoundHandler);

@@ -22,7 +22,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req, reply) => {
-      const gone = clientGone(reply.raw);
+      const gone = AbortSignal.any([clientGone(reply.raw), app.shuttingDown]);
       await writeEventStream(reply, app.services.crawl(req.body, gone), gone);
     },
   );
