@@ -43,6 +43,12 @@ export interface Config {
   browserMaxPages: number;
   /** How long SIGTERM/SIGINT wait for in-flight work before exiting anyway. */
   shutdownTimeoutMs: number;
+  /** Requests of one kind (scrape, map, search, extract) running at once. */
+  maxConcurrentRequests: number;
+  /** Crawls (including crawl streams and llms.txt) running at once. */
+  maxConcurrentCrawls: number;
+  /** Requests of one kind waiting for a slot before new ones are refused with 503. */
+  maxQueuedRequests: number;
 }
 
 export interface SearchConfig {
@@ -136,5 +142,8 @@ export function loadConfig(env: Env = process.env): Config {
     chromiumPath: env.CHROMIUM_PATH || '/usr/bin/chromium',
     browserMaxPages: int(env, 'BROWSER_MAX_PAGES', 4, 1, 64),
     shutdownTimeoutMs: int(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    maxConcurrentRequests: int(env, 'MAX_CONCURRENT_REQUESTS', 64, 1, 10_000),
+    maxConcurrentCrawls: int(env, 'MAX_CONCURRENT_CRAWLS', 4, 1, 1000),
+    maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
   };
 }

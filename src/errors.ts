@@ -88,6 +88,13 @@ export class ConfigurationError extends AppError {
   readonly status = 500;
 }
 
+/** Admission control refused the request: too many of its kind are running and queued. */
+export class ServiceBusyError extends AppError {
+  readonly code = 'BUSY';
+  readonly status = 503;
+  override readonly retryable = true;
+}
+
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
   readonly status = 500;

@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
 import type { Deadline } from '../lib/deadline.js';
+import { Gate } from '../lib/gate.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
 import { systemResolver } from '../lib/ssrf-guard.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
@@ -44,6 +45,20 @@ export interface Services {
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
   close(): Promise<void>;
+}
+
+/** A crawl holds its gate slot from its first event until the stream ends. */
+async function* gatedStream<T>(
+  gate: Gate,
+  events: AsyncGenerator<T>,
+  signal: AbortSignal,
+): AsyncGenerator<T> {
+  await gate.enter(signal);
+  try {
+    yield* events;
+  } finally {
+    gate.leave();
+  }
 }
 
 /** Builds the engines once and exposes one orchestrator per operation. */
@@ -92,19 +107,34 @@ export function createServices(deps: AppDeps): Services {
       robotsAgent: 'Pagewright',
     },
   };
+  const gate = (name: string, max: number): Gate => new Gate(name, max, config.maxQueuedRequests);
+  const gates = {
+    scrape: gate('scrape', config.maxConcurrentRequests),
+    map: gate('map', config.maxConcurrentRequests),
+    search: gate('search', config.maxConcurrentRequests),
+    extract: gate('extract', config.maxConcurrentRequests),
+    crawl: gate('crawl', config.maxConcurrentCrawls),
+  };
   return {
-    scrape: (body, deadline) => scrapePage(body, deadline, crawlDeps),
-    crawl: (body, signal) => crawlSite(body, signal, crawlDeps),
-    map: (body, deadline) => mapSite(body, deadline, crawlDeps),
+    scrape: (body, deadline) =>
+      gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
+    crawl: (body, signal) => gatedStream(gates.crawl, crawlSite(body, signal, crawlDeps), signal),
+    map: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
     extract: (body, signal) =>
-      extractBatch(body, signal, {
-        ...crawlDeps,
-        llm,
-        concurrency: config.extractConcurrency,
-        llmMaxInputChars: config.llmMaxInputChars,
-      }),
-    search: (body, signal) => searchWeb(body, signal, { ...crawlDeps, provider }),
-    llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
+      gates.extract.run(
+        () =>
+          extractBatch(body, signal, {
+            ...crawlDeps,
+            llm,
+            concurrency: config.extractConcurrency,
+            llmMaxInputChars: config.llmMaxInputChars,
+          }),
+        signal,
+      ),
+    search: (body, signal) =>
+      gates.search.run(() => searchWeb(body, signal, { ...crawlDeps, provider }), signal),
+    llmstxt: (body, signal) =>
+      gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
     browserStats: () => browser?.stats() ?? null,
     close: async () => {
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);

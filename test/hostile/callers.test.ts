@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { describe, test } from 'node:test';
+import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { site, startService } from '../helpers.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('hostile callers', () => {
+  test('deeply nested JSON, huge JSON and odd bodies are 4xx, never 500', async (t) => {
+    const svc = await startService(t);
+    const nested =
+      '{"url":"http://x.test/","headers":' + '{"a":'.repeat(50_000) + '1' + '}'.repeat(50_000) + '}';
+    for (const body of [
+      nested,
+      '[]',
+      'null',
+      '"url"',
+      '{"url":"http://x.test/"'.repeat(1000),
+      '\u0000\u0001',
+    ]) {
+      const res = await fetch(`${svc.url}/api/v1/scrape`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+      assert.ok(res.status >= 400 && res.status < 500, `${res.status} for ${body.slice(0, 40)}`);
+    }
+    const huge = await fetch(`${svc.url}/api/v1/scrape`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://x.test/', prompt: 'x'.repeat(5 * 1024 * 1024) }),
+    });
+    assert.equal(huge.status, 413);
+    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+  });
+
+  test('unicode in URLs: IDN hosts and percent-encoding are handled, not crashed on', async (t) => {
+    const s = await site(t);
+    const svc = await startService(t, {
+      resolver: async (host) => {
+        if (host === 'xn--bcher-kva.example') return [{ address: '127.0.0.1', family: 4 }];
+        throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
+      },
+    });
+    const port = new URL(s.url).port;
+    const idn = await svc.post('/api/v1/scrape', {
+      url: `http://bücher.example:${port}/blog/backpressure`,
+      formats: [],
+    });
+    assert.equal(idn.status, 200);
+    assert.equal(
+      (idn.json.data as { url: string }).url,
+      `http://xn--bcher-kva.example:${port}/blog/backpressure`,
+    );
+    for (const url of [
+      `${s.url}/blog/%E2%9C%93?q=%ZZ`,
+      `${s.url}/ünï/cødé`,
+      'http://[::1',
+      'http://exa mple.com/',
+    ]) {
+      const res = await svc.post('/api/v1/scrape', { url, formats: [] });
+      assert.ok(res.status < 500, `${res.status} for ${url}`);
+    }
+  });
+
+  test('admission control: beyond the running and queued crawls, 503 with Retry-After', async (t) => {
+    const crawlSite = await startCrawlSite({ delayMs: 300, pages: 100 });
+    t.after(() => crawlSite.close());
+    const svc = await startService(t, {
+      resolver: fixtureResolver,
+      env: { MAX_CONCURRENT_CRAWLS: '1', MAX_QUEUED_REQUESTS: '0', CRAWL_MIN_DELAY_MS: '0' },
+    });
+    const controller = new AbortController();
+    const first = fetch(`${svc.url}/api/v1/crawl/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `${crawlSite.url}/gen/0`,
+        ignoreSitemap: true,
+        allowBackwardLinks: true,
+        limit: 50,
+      }),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    await sleep(400);
+    const second = await fetch(`${svc.url}/api/v1/crawl`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: crawlSite.url, limit: 1 }),
+    });
+    assert.equal(second.status, 503);
+    assert.equal(second.headers.get('retry-after'), '5');
+    assert.equal(((await second.json()) as { code: string }).code, 'BUSY');
+    controller.abort();
+    await first;
+  });
+
+  test('an SSE client that never reads pauses the crawl instead of buffering the site', async (t) => {
+    const crawlSite = await startCrawlSite({ pages: 2000, padBytes: 20_000 });
+    t.after(() => crawlSite.close());
+    const svc = await startService(t, { resolver: fixtureResolver, env: { CRAWL_MIN_DELAY_MS: '0' } });
+    const port = Number(new URL(svc.url).port);
+    const body = JSON.stringify({
+      url: `${crawlSite.url}/gen/0`,
+      ignoreSitemap: true,
+      allowBackwardLinks: true,
+      includePaths: ['/gen/*'],
+      maxDepth: 20,
+      limit: 2000,
+      formats: ['markdown', 'html', 'rawHtml'],
+    });
+    const socket = connect(port, '127.0.0.1');
+    socket.pause(); // never read a byte
+    socket.write(
+      `POST /api/v1/crawl/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+    );
+    await sleep(3000);
+    const fetched = crawlSite.hits.length;
+    await sleep(1000);
+    assert.ok(crawlSite.hits.length - fetched < 50, 'the crawl has (nearly) stopped while nobody reads');
+    assert.ok(fetched < 2000, `it did not crawl the whole site into memory (${fetched} requests)`);
+    socket.destroy();
+    await sleep(300);
+    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+  });
+
+  test('clients that disconnect mid-request leave the service healthy on every route', async (t) => {
+    const s = await site(t);
+    const svc = await startService(t);
+    const slow = `${s.url}/slow?ms=3000`;
+    const bodies: [string, unknown][] = [
+      ['/api/v1/scrape', { url: slow }],
+      ['/api/v1/map', { url: slow }],
+      ['/api/v1/crawl', { url: slow }],
+      ['/api/v1/crawl/stream', { url: slow }],
+      ['/api/v1/extract', { urls: [slow], selectors: { a: 'h1' } }],
+      ['/api/v1/llmstxt', { url: slow }],
+    ];
+    for (const [path, body] of bodies) {
+      const controller = new AbortController();
+      const pending = fetch(svc.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: controller.signal,
+      }).catch(() => undefined);
+      await sleep(150);
+      controller.abort();
+      await pending;
+    }
+    await sleep(300);
+    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+  });
+});
