@@ -35,6 +35,27 @@ describe('hostile callers', () => {
     assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
   });
 
+  test('schemes, credentials, header injection and Host overrides are refused before any request', async (t) => {
+    const s = await site(t);
+    const svc = await startService(t);
+    const cases: Record<string, unknown>[] = [
+      { url: 'file:///etc/passwd' },
+      { url: 'data:text/html,<h1>x</h1>' },
+      { url: 'javascript:alert(1)' },
+      { url: 'ftp://example.com/x' },
+      { url: `http://user:secret@${new URL(s.url).host}/` },
+      { url: s.url, headers: { 'X-A': 'b\r\nX-Injected: 1' } },
+      { url: s.url, headers: { Host: 'internal.service' } },
+      { url: s.url, headers: { 'Transfer-Encoding': 'chunked' } },
+    ];
+    for (const body of cases) {
+      const res = await svc.post('/api/v1/scrape', body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+    }
+    assert.deepEqual(s.requests, []);
+    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+  });
+
   test('unicode in URLs: IDN hosts and percent-encoding are handled, not crashed on', async (t) => {
     const s = await site(t);
     const svc = await startService(t, {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { isBlockedAddress } from '../../src/lib/ssrf-guard.js';
 import { docOf, site, startService } from '../helpers.js';
 import type { Service } from '../helpers.js';
 
@@ -21,14 +22,62 @@ async function scrape(
   body: Record<string, unknown> = {},
   env: Record<string, string> = {},
 ) {
+  // The SSRF guard is on: the fixture's 127.0.0.1 counts as public, and a second server on 127.0.0.2
+  // stands for the private network, which must never see a request.
   const s = await site(t);
-  const svc = await startService(t, { env });
+  const internal = await site(t, '127.0.0.2');
+  t.after(() => assert.deepEqual(internal.requests, [], 'no private address was contacted'));
+  const svc = await startService(t, {
+    env: { ALLOW_PRIVATE_NETWORKS: 'false', ...env },
+    isBlockedAddress: (a) => a !== '127.0.0.1' && isBlockedAddress(a),
+  });
   const started = Date.now();
   const res = await svc.post('/api/v1/scrape', { url: s.url + path, engine: 'http', ...body });
   return { ...res, ms: Date.now() - started, svc };
 }
 
 describe('hostile targets: a clear error or a bounded result, and the service stays up', () => {
+  test('an endless redirect loop stops at the redirect cap', async (t) => {
+    const { status, json, svc } = await scrape(t, '/loop/a');
+    assert.equal(status, 502);
+    assert.equal(json.code, 'TOO_MANY_REDIRECTS');
+    await healthy(svc);
+  });
+
+  test('a redirect to a private address is refused', async (t) => {
+    const { status, json, svc } = await scrape(
+      t,
+      `/redirect-to?to=${encodeURIComponent('http://127.0.0.2:9/blog/backpressure')}`,
+    );
+    assert.equal(status, 403);
+    assert.equal(json.code, 'TARGET_BLOCKED');
+    await healthy(svc);
+  });
+
+  test('a host name that resolves to loopback is refused', async (t) => {
+    const s = await site(t);
+    const svc = await startService(t, {
+      env: { ALLOW_PRIVATE_NETWORKS: 'false' },
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    const res = await svc.post('/api/v1/scrape', { url: `http://rebind.example:${new URL(s.url).port}/` });
+    assert.equal(res.status, 403);
+    assert.deepEqual(s.requests, []);
+    await healthy(svc);
+  });
+
+  test('a gzip bomb stops at the decoded-size cap', async (t) => {
+    const { status, json, svc } = await scrape(
+      t,
+      '/gzip-bomb',
+      {},
+      { MAX_DECOMPRESSED_BYTES: String(8 * 1024 * 1024) },
+    );
+    assert.equal(status, 502);
+    assert.equal(json.code, 'TARGET_TOO_LARGE');
+    await healthy(svc);
+  });
+
   test('slowloris (1 byte per second) ends at the timeout', async (t) => {
     const { status, json, ms, svc } = await scrape(t, '/hostile/slowloris', { timeout: 1500 });
     assert.equal(status, 408);
