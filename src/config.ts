@@ -49,6 +49,10 @@ export interface Config {
   maxConcurrentCrawls: number;
   /** Requests of one kind waiting for a slot before new ones are refused with 503. */
   maxQueuedRequests: number;
+  /** Deepest element nesting of a page that is processed. */
+  maxHtmlDepth: number;
+  /** Most DOM nodes of a page that are processed. */
+  maxHtmlNodes: number;
 }
 
 export interface SearchConfig {
@@ -145,5 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentRequests: int(env, 'MAX_CONCURRENT_REQUESTS', 64, 1, 10_000),
     maxConcurrentCrawls: int(env, 'MAX_CONCURRENT_CRAWLS', 4, 1, 1000),
     maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
+    maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', 2000, 10, 100_000),
+    maxHtmlNodes: int(env, 'MAX_HTML_NODES', 1_000_000, 1000, 50_000_000),
   };
 }

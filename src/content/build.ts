@@ -1,6 +1,6 @@
 import { selectAll } from 'css-select';
 import { uniqueSort } from 'domutils';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, UnsupportedContentError } from '../errors.js';
 import { toCleanHtml } from './html.js';
 import { collectImages } from './images.js';
 import { collectLinks } from './links.js';
@@ -11,7 +11,8 @@ import type { HeadMetadata } from './metadata.js';
 import { pageSignals } from './page-signals.js';
 import { paginationLinks } from './pagination.js';
 import type { AnyNode, Element } from './parse.js';
-import { bodyOf, parseHtml } from './parse.js';
+import { bodyOf, exceedsLimits, parseHtml } from './parse.js';
+import type { TreeLimits } from './parse.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
 
 export interface ContentOptions {
@@ -24,6 +25,8 @@ export interface ContentOptions {
   images: boolean;
   /** Also find the links that continue a paginated listing (crawl). */
   pagination?: boolean;
+  /** Pages beyond these are refused (UnsupportedContentError) rather than processed. */
+  limits?: TreeLimits;
 }
 
 export interface PageContent {
@@ -45,6 +48,17 @@ export interface PageContent {
 /** Everything derived from one page's HTML, from a single parse. Pure: no I/O. */
 export function buildContent(html: string, pageUrl: URL, options: ContentOptions): PageContent {
   const doc = parseHtml(html);
+  const exceeded = options.limits ? exceedsLimits(doc, options.limits) : null;
+  if (exceeded === 'depth') {
+    throw new UnsupportedContentError(
+      `The page nests elements deeper than ${options.limits!.maxDepth} levels (MAX_HTML_DEPTH)`,
+    );
+  }
+  if (exceeded === 'nodes') {
+    throw new UnsupportedContentError(
+      `The page has more than ${options.limits!.maxNodes} nodes (MAX_HTML_NODES)`,
+    );
+  }
   const head = readMetadata(doc, pageUrl);
   const body = bodyOf(doc);
   const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));

@@ -57,3 +57,21 @@ export function textOf(node: AnyNode): string {
 }
 
 export const NON_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head']);
+
+export interface TreeLimits {
+  maxDepth: number;
+  maxNodes: number;
+}
+
+/** Depth and node count of a tree, walked without recursion; stops counting once a limit is passed. */
+export function exceedsLimits(root: AnyNode, limits: TreeLimits): 'depth' | 'nodes' | null {
+  const stack: [AnyNode, number][] = [[root, 0]];
+  let nodes = 0;
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (++nodes > limits.maxNodes) return 'nodes';
+    if (depth > limits.maxDepth) return 'depth';
+    if ('children' in node) for (const child of node.children) stack.push([child, depth + 1]);
+  }
+  return null;
+}

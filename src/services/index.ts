@@ -98,6 +98,7 @@ export function createServices(deps: AppDeps): Services {
     browser,
     content,
     fetchResource,
+    treeLimits: { maxDepth: config.maxHtmlDepth, maxNodes: config.maxHtmlNodes },
     settings: {
       minDelayMs: config.crawlMinDelayMs,
       maxDelayMs: config.crawlMaxDelayMs,

@@ -3,6 +3,7 @@ import { decodeHtml, decodeText } from '../content/decode.js';
 import { pageLanguage } from '../content/language.js';
 import { classifyBody, mediaTypeOf } from '../content/media-type.js';
 import { clientRenderedReason } from '../content/client-rendered.js';
+import type { TreeLimits } from '../content/parse.js';
 import { textDocument } from '../content/text-document.js';
 import type { FetchedPage } from '../engines/types.js';
 import { UnsupportedContentError } from '../errors.js';
@@ -19,6 +20,8 @@ export interface DocumentOptions {
   detectionReason: string | null;
   /** Also return every link and the pagination links, whatever the formats (crawl, map). */
   discover?: boolean;
+  /** Bounds of the HTML tree handled (MAX_HTML_DEPTH, MAX_HTML_NODES). */
+  limits?: TreeLimits;
 }
 
 /** A page document plus what a crawler needs to go on from it. */
@@ -86,6 +89,7 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     links: want.has('links') || options.discover === true,
     images: want.has('images'),
     pagination: options.discover === true,
+    limits: options.limits,
   });
   const { head } = content;
   const metadata: PageMetadata = {

@@ -7,6 +7,7 @@ import { checkCallerHeaders } from '../lib/request-headers.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeBody, ScrapeOptions } from '../schemas/scrape.js';
+import type { TreeLimits } from '../content/parse.js';
 import type { ContentPool } from './content-pool.js';
 import type { RenderedPage } from './page-document.js';
 
@@ -14,6 +15,8 @@ export interface ScrapeDeps {
   http: Engine;
   browser: Engine | null;
   content: ContentPool;
+  /** Bounds of the HTML tree handled. */
+  treeLimits?: TreeLimits;
 }
 
 /** One page with the per-page options of SPEC 4.1 (shared by scrape and crawl). */
@@ -82,6 +85,7 @@ export async function fetchAndRender(
         excludeTags: options.excludeTags,
         detectionReason,
         discover: req.discover,
+        limits: deps.treeLimits,
       },
       deadline,
     );
