@@ -6,6 +6,15 @@ import { site, startService } from '../helpers.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The documented bound for the test process (service in-process). */
+const MEMORY_BOUND_MB = 1500;
+
+async function healthy(url: string): Promise<void> {
+  assert.equal(await (await fetch(`${url}/health`)).text(), 'ok');
+  const rssMb = process.memoryUsage().rss / 1024 / 1024;
+  assert.ok(rssMb < MEMORY_BOUND_MB, `RSS ${rssMb.toFixed(0)} MB stays under ${MEMORY_BOUND_MB} MB`);
+}
+
 describe('hostile callers', () => {
   test('deeply nested JSON, huge JSON and odd bodies are 4xx, never 500', async (t) => {
     const svc = await startService(t);
@@ -32,7 +41,7 @@ describe('hostile callers', () => {
       body: JSON.stringify({ url: 'http://x.test/', prompt: 'x'.repeat(5 * 1024 * 1024) }),
     });
     assert.equal(huge.status, 413);
-    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+    await healthy(svc.url);
   });
 
   test('schemes, credentials, header injection and Host overrides are refused before any request', async (t) => {
@@ -53,7 +62,7 @@ describe('hostile callers', () => {
       assert.equal(res.status, 400, JSON.stringify(body));
     }
     assert.deepEqual(s.requests, []);
-    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+    await healthy(svc.url);
   });
 
   test('unicode in URLs: IDN hosts and percent-encoding are handled, not crashed on', async (t) => {
@@ -143,12 +152,12 @@ describe('hostile callers', () => {
     assert.ok(fetched < 2000, `it did not crawl the whole site into memory (${fetched} requests)`);
     socket.destroy();
     await sleep(300);
-    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+    await healthy(svc.url);
   });
 
   test('clients that disconnect mid-request leave the service healthy on every route', async (t) => {
     const s = await site(t);
-    const svc = await startService(t);
+    const svc = await startService(t, { env: { SEARXNG_URL: `${s.url}/hang` } });
     const slow = `${s.url}/slow?ms=3000`;
     const bodies: [string, unknown][] = [
       ['/api/v1/scrape', { url: slow }],
@@ -157,6 +166,7 @@ describe('hostile callers', () => {
       ['/api/v1/crawl/stream', { url: slow }],
       ['/api/v1/extract', { urls: [slow], selectors: { a: 'h1' } }],
       ['/api/v1/llmstxt', { url: slow }],
+      ['/api/v1/search', { query: 'hang' }],
     ];
     for (const [path, body] of bodies) {
       const controller = new AbortController();
@@ -171,6 +181,6 @@ describe('hostile callers', () => {
       await pending;
     }
     await sleep(300);
-    assert.equal(await (await fetch(`${svc.url}/health`)).text(), 'ok');
+    await healthy(svc.url);
   });
 });
