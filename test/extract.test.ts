@@ -209,6 +209,15 @@ describe('POST /api/v1/extract', () => {
       [{ urls: [product], selectors: { a: 'h1[' } }, /selectors\.a is not a valid CSS selector/],
       [{ urls: [product], llmBaseUrl: 'not a url' }, /llmBaseUrl must be an absolute/],
       [{ urls: [product], selectors: { a: 'h1' }, mode: 'fuzzy' }, /mode must be one of: auto, css, llm/],
+      [
+        { urls: [product], selectors: { a: 'h1' }, mode: 'css', prompt: 'x' },
+        /mode "css" does not use prompt/,
+      ],
+      [
+        { urls: [product], selectors: { a: 'h1' }, prompt: 'x' },
+        /prompt is for LLM extraction and needs llmBaseUrl/,
+      ],
+      [{ urls: [product], selectors: { a: 'h1' }, llmApiKey: 'k' }, /llmApiKey needs llmBaseUrl/],
     ];
     for (const [body, message] of cases) {
       const { status, json } = await extract(body);

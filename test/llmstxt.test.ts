@@ -161,6 +161,7 @@ describe('POST /api/v1/llmstxt', () => {
       [{ url: site.url, maxUrls: 0 }, /maxUrls must be >= 1/],
       [{ url: site.url, maxConcurrentScrapes: 0 }, /maxConcurrentScrapes must be >= 1/],
       [{ url: site.url, llmBaseUrl: 'nope' }, /llmBaseUrl must be an absolute/],
+      [{ url: site.url, llmApiKey: 'k' }, /llmApiKey needs llmBaseUrl/],
     ];
     for (const [body, message] of cases) {
       const res = await svc.post('/api/v1/llmstxt', body);

@@ -59,6 +59,7 @@ function plan(body: ExtractBody, deps: ExtractDeps): Plan {
     throw new BadRequestError('mode "auto" needs selectors, or LLM credentials (llmBaseUrl), or both');
   }
   if (body.llmBaseUrl) resolveEndpoint(body.llmBaseUrl);
+  rejectUnusedLlmFields(body, mode);
   const schema = typeof callerSchema === 'object' ? callerSchema : undefined;
   const properties =
     schema && typeof schema.properties === 'object' && schema.properties !== null
@@ -75,6 +76,20 @@ function plan(body: ExtractBody, deps: ExtractDeps): Plan {
         ? { baseUrl: body.llmBaseUrl, model: body.llmModel ?? DEFAULT_LLM_MODEL, apiKey: body.llmApiKey }
         : null,
   };
+}
+
+/** Fields that could never take effect are refused rather than silently ignored. */
+function rejectUnusedLlmFields(body: ExtractBody, mode: Plan['mode']): void {
+  const llmFields = (['llmApiKey'] as const).filter((f) => body[f] !== undefined);
+  if (!body.llmBaseUrl && llmFields.length > 0)
+    throw new BadRequestError(`${llmFields.join(', ')} needs llmBaseUrl`);
+  if (mode === 'css') {
+    const unused = (['prompt', 'llmBaseUrl', 'llmApiKey'] as const).filter((f) => body[f] !== undefined);
+    if (unused.length > 0)
+      throw new BadRequestError(`mode "css" does not use ${unused.join(', ')} (use mode "auto" or "llm")`);
+  }
+  if (body.prompt !== undefined && !body.llmBaseUrl)
+    throw new BadRequestError('prompt is for LLM extraction and needs llmBaseUrl');
 }
 
 function check(validate: ValidateFunction | null, data: unknown): void {

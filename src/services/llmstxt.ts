@@ -3,6 +3,7 @@ import { RobotsCache } from '../crawl/robots.js';
 import { markdownExcerpt } from '../content/text-stats.js';
 import { parseJsonAnswer, resolveEndpoint } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
+import { BadRequestError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import { DEFAULT_LLM_MODEL } from '../schemas/extract.js';
@@ -102,6 +103,9 @@ export async function generateLlmsTxt(
   const start = parseTargetUrl(body.url);
   checkPageOptions({ engine: body.engine }, deps.browser !== null);
   if (body.llmBaseUrl) resolveEndpoint(body.llmBaseUrl);
+  const llmFields = (['llmApiKey'] as const).filter((f) => body[f] !== undefined);
+  if (!body.llmBaseUrl && llmFields.length > 0)
+    throw new BadRequestError(`${llmFields.join(', ')} needs llmBaseUrl`);
   const discovered = await mapSite(
     {
       url: start.href,
