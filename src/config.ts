@@ -19,6 +19,7 @@ export interface Config {
   contentWorkers: number;
   /** Heap cap of each content worker, in MiB. */
   contentWorkerHeapMb: number;
+  contentTaskGraceMs: number;
   /** Delay between request starts to one host during a crawl when robots.txt sets no Crawl-delay. */
   crawlMinDelayMs: number;
   /** Longest robots.txt Crawl-delay honoured, in ms. */
@@ -135,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     userAgent: env.USER_AGENT || DEFAULT_USER_AGENT,
     contentWorkers: int(env, 'CONTENT_WORKERS', cores, 0, 64),
     contentWorkerHeapMb: int(env, 'CONTENT_WORKER_HEAP_MB', 512, 64, 16384),
+    contentTaskGraceMs: int(env, 'CONTENT_TASK_GRACE_MS', 5000, 0, 600_000),
     crawlMinDelayMs: int(env, 'CRAWL_MIN_DELAY_MS', 250, 0, 60_000),
     crawlMaxDelayMs: int(env, 'CRAWL_MAX_DELAY_MS', 30_000, 0, 600_000),
     crawlConcurrency: int(env, 'CRAWL_CONCURRENCY', 8, 1, 64),
@@ -149,7 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentRequests: int(env, 'MAX_CONCURRENT_REQUESTS', 64, 1, 10_000),
     maxConcurrentCrawls: int(env, 'MAX_CONCURRENT_CRAWLS', 4, 1, 1000),
     maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
-    maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', 2000, 10, 100_000),
+    maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', 512, 10, 100_000),
     maxHtmlNodes: int(env, 'MAX_HTML_NODES', 1_000_000, 1000, 50_000_000),
   };
 }

@@ -40,7 +40,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Every operation takes JSON; anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser('text/plain');
-  app.decorate('services', createServices(deps));
+  app.decorate('services', createServices(deps, app.log));
   app.addHook('onClose', async () => app.services.close());
   // While closing, answers in flight close their connection, so keep-alive clients do not hold the
   // server open, and streams stop.

@@ -18,6 +18,8 @@ export interface Service {
   url: string;
   /** Browser pool figures of the running service. */
   browserStats(): { active: number; max: number; launches: number } | null;
+  /** Content worker figures of the running service. */
+  contentStats(): { threads: number; queued: number; inFlight: number; stopped: number };
   post(path: string, body: unknown): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
@@ -43,6 +45,7 @@ export async function startService(t: TestContext | null, options: ServiceOption
   return {
     url,
     browserStats: () => app.services.browserStats(),
+    contentStats: () => app.services.contentStats(),
     async post(path, body) {
       const res = await fetch(url + path, {
         method: 'POST',

@@ -1,6 +1,6 @@
 import { selectAll } from 'css-select';
 import { uniqueSort } from 'domutils';
-import { BadRequestError, UnsupportedContentError } from '../errors.js';
+import { BadRequestError } from '../errors.js';
 import { toCleanHtml } from './html.js';
 import { collectImages } from './images.js';
 import { collectLinks } from './links.js';
@@ -10,8 +10,8 @@ import { readMetadata } from './metadata.js';
 import type { HeadMetadata } from './metadata.js';
 import { pageSignals } from './page-signals.js';
 import { paginationLinks } from './pagination.js';
-import type { AnyNode, Element } from './parse.js';
-import { bodyOf, exceedsLimits, parseHtml } from './parse.js';
+import type { AnyNode, Document, Element } from './parse.js';
+import { bodyOf, parseHtml } from './parse.js';
 import type { TreeLimits } from './parse.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
 
@@ -30,6 +30,8 @@ export interface ContentOptions {
 }
 
 export interface PageContent {
+  /** The parsed tree, for further pure derivations in the same worker (never sent across threads). */
+  doc: Document;
   head: HeadMetadata;
   markdown: string;
   /** Reading text of the start of the Markdown (for language detection). */
@@ -43,22 +45,13 @@ export interface PageContent {
   excerpt: string | null;
   detectedFrameworks: string[] | null;
   contentScriptRatio: number;
+  emptyAppRoot: string | null;
+  angularRoot: boolean;
 }
 
 /** Everything derived from one page's HTML, from a single parse. Pure: no I/O. */
 export function buildContent(html: string, pageUrl: URL, options: ContentOptions): PageContent {
-  const doc = parseHtml(html);
-  const exceeded = options.limits ? exceedsLimits(doc, options.limits) : null;
-  if (exceeded === 'depth') {
-    throw new UnsupportedContentError(
-      `The page nests elements deeper than ${options.limits!.maxDepth} levels (MAX_HTML_DEPTH)`,
-    );
-  }
-  if (exceeded === 'nodes') {
-    throw new UnsupportedContentError(
-      `The page has more than ${options.limits!.maxNodes} nodes (MAX_HTML_NODES)`,
-    );
-  }
+  const doc = parseHtml(html, options.limits);
   const head = readMetadata(doc, pageUrl);
   const body = bodyOf(doc);
   const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));
@@ -82,13 +75,14 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   const plainText = markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));
   return {
+    doc,
     head,
     markdown,
     plainText,
     html: options.html ? toCleanHtml(roots, render) : undefined,
     links: options.links ? collectLinks(body, head.base) : undefined,
     images: options.images ? collectImages(body, head.base, options.removeBase64Images) : undefined,
-    pagination: options.pagination ? paginationLinks(body, head.base, pageUrl) : undefined,
+    pagination: options.pagination ? paginationLinks(doc, head.base, pageUrl) : undefined,
     wordCount: words,
     readingTime: readingTime(words),
     excerpt: markdownExcerpt(markdown),

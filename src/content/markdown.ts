@@ -14,6 +14,12 @@ export interface MarkdownOptions {
 }
 
 const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+/**
+ * Lists and quotes nested deeper than this render flush with their parent instead of indenting further:
+ * every line of a nested block carries its containers' prefixes, so without a cap the output of a page of
+ * N lines nested D deep grows as N x D (a hostile page of 150,000 items 250 lists deep gave 74 MB).
+ */
+const MAX_INDENTED_NESTING = 10;
 /** Private-use markers around a code block's index; the code is swapped back in at the end. */
 const CODE_OPEN = '\uE001';
 const CODE_CLOSE = '\uE002';
@@ -36,12 +42,13 @@ export class MarkdownRenderer {
   /** Inside <a> or a table cell: blocks flatten to spaces, headings lose their #. */
   private inlineOnly = 0;
   private readonly codeBlocks: string[] = [];
+  /** Lists and quotes open around the current node. */
+  private nesting = 0;
 
   constructor(private readonly options: MarkdownOptions) {}
 
   finish(markdown: string): string {
-    return markdown
-      .replace(/[ \t]+(?=\n|$)/g, '')
+    return stripTrailingBlanks(markdown)
       .replace(/\n{3,}/g, '\n\n')
       .replace(/^([ >]*)(- |\d+\. )?\uE001(\d+)\uE002/gm, (_, lead: string, marker = '', i: string) => {
         // Code inside a list item or quote keeps that container's indentation on every line.
@@ -155,10 +162,14 @@ export class MarkdownRenderer {
 
   private wrap(el: Element, mark: string): string {
     const content = this.children(el);
-    const match = /^(\s*)([\s\S]*?)(\s*)$/.exec(content)!;
-    const inner = match[2]!;
+    // Index scans, not a regex: a lazy match before trailing white space is quadratic in long runs of spaces.
+    let start = 0;
+    let end = content.length;
+    while (start < end && /\s/.test(content[start]!)) start++;
+    while (end > start && /\s/.test(content[end - 1]!)) end--;
+    const inner = content.slice(start, end);
     if (inner === '' || inner.includes('\n')) return content;
-    return `${match[1]}${mark}${inner}${mark}${match[3]}`;
+    return `${content.slice(0, start)}${mark}${inner}${mark}${content.slice(end)}`;
   }
 
   private inlineCode(el: Element): string {
@@ -206,6 +217,16 @@ export class MarkdownRenderer {
 
   private list(el: Element): string {
     if (this.inlineOnly > 0) return ` ${this.children(el)} `;
+    this.nesting++;
+    try {
+      return this.listItems(el);
+    } finally {
+      this.nesting--;
+    }
+  }
+
+  private listItems(el: Element): string {
+    const flush = this.nesting > MAX_INDENTED_NESTING;
     const ordered = el.name === 'ol';
     let number = Number.parseInt(el.attribs.start ?? '1', 10);
     if (!Number.isFinite(number)) number = 1;
@@ -224,22 +245,29 @@ export class MarkdownRenderer {
       if (content === '') continue;
       if (child.name === 'ul' || child.name === 'ol') {
         // A list directly inside a list (invalid but common): nest it under the previous item.
-        const nested = content.replace(/\n/g, '\n  ');
-        items.push(items.length > 0 ? `${items.pop()}\n  ${nested}` : nested);
+        const pad = flush ? '' : '  ';
+        const nested = flush ? content : content.replace(/\n/g, '\n  ');
+        items.push(items.length > 0 ? `${items.pop()}\n${pad}${nested}` : nested);
         continue;
       }
       const marker = ordered ? `${number++}. ` : '- ';
-      const indent = ' '.repeat(marker.length);
       // A nested list right after the item's text stays tight; other paragraphs keep their blank line.
       const tight = content.replace(/\n\n(?=- |\d+\. )/g, '\n');
-      items.push(marker + tight.replace(/\n/g, `\n${indent}`));
+      items.push(marker + (flush ? tight : tight.replace(/\n/g, `\n${' '.repeat(marker.length)}`)));
     }
     return this.block(items.join('\n'));
   }
 
   private blockquote(el: Element): string {
-    const content = this.block(this.children(el)).trim();
+    this.nesting++;
+    let content: string;
+    try {
+      content = this.block(this.children(el)).trim();
+    } finally {
+      this.nesting--;
+    }
     if (this.inlineOnly > 0) return ` ${content} `;
+    if (this.nesting >= MAX_INDENTED_NESTING) return this.block(content);
     return this.block(content.replace(/^/gm, '> ').replace(/^> $/gm, '>'));
   }
 }
@@ -288,6 +316,21 @@ function escapeMarkdown(text: string, atLineStart: boolean): string {
 }
 
 /** String trim of white space (including no-break spaces), without a regex scan of the whole string. */
+/**
+ * Drops spaces and tabs at the end of every line. A regex (`[ \t]+(?=\n|$)`) retries from each space of
+ * a run and is quadratic in a long run of spaces; this is one pass per line.
+ */
+function stripTrailingBlanks(text: string): string {
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    let end = line.length;
+    while (end > 0 && (line.charCodeAt(end - 1) === 32 || line.charCodeAt(end - 1) === 9)) end--;
+    if (end !== line.length) lines[i] = line.slice(0, end);
+  }
+  return lines.join('\n');
+}
+
 function trimWhitespace(text: string): string {
   let start = 0;
   let end = text.length;

@@ -9,6 +9,18 @@ export interface PageSignals {
    * (no script). Client-rendered shells score near 0.
    */
   contentScriptRatio: number;
+  /** Id of an empty app mount point (`<div id="root"></div>`, `#__next`, ...), or null. */
+  emptyAppRoot: string | null;
+  /** An empty `<app-root>` or an `ng-version` attribute: an Angular shell. */
+  angularRoot: boolean;
+}
+
+const MOUNT_TAGS = new Set(['div', 'main', 'section']);
+const MOUNT_IDS = new Set(['root', 'app', '__next', '__nuxt', '___gatsby', 'svelte', 'main-app']);
+
+/** No element and no visible text inside: only white space and comments. */
+function isEmpty(el: Element): boolean {
+  return el.children.every((c) => c.type === 'comment' || (c.type === 'text' && visibleLength(c.data) === 0));
 }
 
 const IMPLIES: Record<string, string[]> = {
@@ -72,6 +84,8 @@ export function pageSignals(root: AnyNode): PageSignals {
   const found = new Set<string>();
   let text = 0;
   let script = 0;
+  let emptyAppRoot: string | null = null;
+  let angularRoot = false;
   const walk = (node: AnyNode, inScript: boolean): void => {
     if (node.type === 'text') {
       if (inScript) {
@@ -83,6 +97,11 @@ export function pageSignals(root: AnyNode): PageSignals {
     }
     if (isTag(node)) {
       frameworksOf(node, found);
+      const id = (node.attribs.id ?? '').toLowerCase();
+      if (emptyAppRoot === null && MOUNT_TAGS.has(node.name) && MOUNT_IDS.has(id) && isEmpty(node))
+        emptyAppRoot = id;
+      if ((node.name === 'app-root' && isEmpty(node)) || node.attribs['ng-version'] !== undefined)
+        angularRoot = true;
       if (node.name === 'script') {
         const type = node.attribs.type ?? '';
         // JSON data islands (e.g. __NEXT_DATA__) are script weight too: the page needs JS to show them.
@@ -98,6 +117,8 @@ export function pageSignals(root: AnyNode): PageSignals {
   return {
     detectedFrameworks: found.size > 0 ? [...found].sort() : null,
     contentScriptRatio: text + script === 0 ? 0 : Math.round((text / (text + script)) * 1000) / 1000,
+    emptyAppRoot,
+    angularRoot,
   };
 }
 

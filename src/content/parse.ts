@@ -1,13 +1,73 @@
-import { parseDocument } from 'htmlparser2';
+import { Parser } from 'htmlparser2';
 import type { AnyNode, Document, Element } from 'domhandler';
-import { isTag } from 'domhandler';
+import { DomHandler, isTag } from 'domhandler';
+import { UnsupportedContentError } from '../errors.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
 
-/** Parses a page once; every other content step reads this tree and none mutates it. */
-export function parseHtml(html: string): Document {
-  return parseDocument(html, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true });
+export interface TreeLimits {
+  /** Elements nested deeper than this refuse the page (MAX_HTML_DEPTH). */
+  maxDepth: number;
+  /** Elements and text nodes beyond this refuse the page (MAX_HTML_NODES). */
+  maxNodes: number;
+}
+
+/** Bounds for callers that give none: Chromium's own parser depth and a million nodes. */
+export const DEFAULT_TREE_LIMITS: TreeLimits = { maxDepth: 512, maxNodes: 1_000_000 };
+
+/**
+ * A tree builder that refuses a page the moment it passes a limit, before the rest is parsed. The check
+ * has to happen while building: htmlparser2 keeps its open-element stack with `unshift`, so each open tag
+ * costs time proportional to the current depth and a page of 100,000 nested tags takes seconds to parse
+ * before any check on the finished tree could run. Stopping at the depth limit keeps a parse linear in its
+ * input with a constant factor of at most `maxDepth`.
+ */
+class BoundedDomHandler extends DomHandler {
+  private nodes = 0;
+
+  constructor(private readonly limits: TreeLimits) {
+    super(undefined, { withStartIndices: false, withEndIndices: false });
+  }
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    this.count();
+    // tagStack holds the document itself plus every open element.
+    if (this.tagStack.length > this.limits.maxDepth) {
+      throw new UnsupportedContentError(
+        `The page nests elements deeper than ${this.limits.maxDepth} levels (MAX_HTML_DEPTH)`,
+      );
+    }
+    super.onopentag(name, attribs);
+  }
+
+  override ontext(data: string): void {
+    this.count();
+    super.ontext(data);
+  }
+
+  override oncomment(data: string): void {
+    this.count();
+    super.oncomment(data);
+  }
+
+  private count(): void {
+    if (++this.nodes > this.limits.maxNodes) {
+      throw new UnsupportedContentError(
+        `The page has more than ${this.limits.maxNodes} nodes (MAX_HTML_NODES)`,
+      );
+    }
+  }
+}
+
+/**
+ * Parses a page once; every other content step reads this tree and none mutates it. Throws
+ * UnsupportedContentError naming the limit as soon as the page passes one.
+ */
+export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Document {
+  const handler = new BoundedDomHandler(limits);
+  new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(html);
+  return handler.root;
 }
 
 /** Depth-first search for the first element with this tag name. */
@@ -57,21 +117,3 @@ export function textOf(node: AnyNode): string {
 }
 
 export const NON_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head']);
-
-export interface TreeLimits {
-  maxDepth: number;
-  maxNodes: number;
-}
-
-/** Depth and node count of a tree, walked without recursion; stops counting once a limit is passed. */
-export function exceedsLimits(root: AnyNode, limits: TreeLimits): 'depth' | 'nodes' | null {
-  const stack: [AnyNode, number][] = [[root, 0]];
-  let nodes = 0;
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (++nodes > limits.maxNodes) return 'nodes';
-    if (depth > limits.maxDepth) return 'depth';
-    if ('children' in node) for (const child of node.children) stack.push([child, depth + 1]);
-  }
-  return null;
-}

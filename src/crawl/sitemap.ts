@@ -20,7 +20,7 @@ const parser = new XMLParser({
   isArray: (name) => name === 'url' || name === 'sitemap',
 });
 
-interface SitemapDocument {
+export interface SitemapDocument {
   pages: string[];
   children: string[];
 }
@@ -49,6 +49,9 @@ export function parseSitemap(body: Buffer): SitemapDocument {
   return { pages: locs(doc.urlset?.url), children: locs(doc.sitemapindex?.sitemap) };
 }
 
+/** Parses one fetched sitemap (the service runs parseSitemap in a content worker, off the event loop). */
+export type ParseSitemap = (body: Buffer, url: string, deadline: Deadline) => Promise<SitemapDocument>;
+
 /**
  * Page URLs from sitemaps, breadth-first from the given roots (robots.txt Sitemap lines, /sitemap.xml),
  * following sitemap indexes, within the limits. Unreachable or invalid sitemaps are skipped.
@@ -56,6 +59,7 @@ export function parseSitemap(body: Buffer): SitemapDocument {
 export async function sitemapUrls(
   roots: string[],
   fetchResource: FetchResource,
+  parse: ParseSitemap,
   limits: SitemapLimits,
   deadline: Deadline,
 ): Promise<string[]> {
@@ -74,7 +78,7 @@ export async function sitemapUrls(
       try {
         const res = await fetchResource(new URL(url), deadline.slice(15_000));
         if (res.status !== 200) continue;
-        doc = parseSitemap(res.body);
+        doc = await parse(res.body, url, deadline);
       } catch {
         continue;
       }

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { FastifyReply } from 'fastify';
+import { toAppError } from '../errors.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -34,8 +35,11 @@ export async function writeEventStream(
     }
   } catch (err) {
     if (!gone.aborted) {
-      const message = err instanceof Error ? err.message : String(err);
-      res.write(`data: ${JSON.stringify({ type: 'error', url: '', code: 'INTERNAL', error: message })}\n\n`);
+      // The same mapping as the error handler: internal messages never reach the client.
+      const e = toAppError(err);
+      if (e.status >= 500) reply.log.error({ err }, e.code);
+      const error = e.code === 'INTERNAL' ? 'Internal error' : e.message;
+      res.write(`data: ${JSON.stringify({ type: 'error', url: '', code: e.code, error })}\n\n`);
     }
   } finally {
     clearInterval(heartbeat);

@@ -96,6 +96,16 @@ export const CrawlEvent = Type.Union(
       stopped: Type.Union([Type.String(), Type.Null()], {
         description: 'Why the crawl ended early ("limit"), null when it ran out of URLs.',
       }),
+      skipped: Type.Object(
+        {
+          robots: Type.Integer({ description: 'Pages robots.txt disallows.' }),
+          outOfScope: Type.Integer({
+            description: 'Links outside includePaths/excludePaths or the host rules.',
+          }),
+          tooDeep: Type.Integer({ description: 'Links beyond maxDepth.' }),
+        },
+        { description: 'URLs left out, by reason (each is also a debug log line).' },
+      ),
     }),
   ],
   { description: 'One Server-Sent Event of /api/v1/crawl/stream, sent as `data: <json>`.' },

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
-import { EngineName, TargetUrl, TimeoutMs } from './common.js';
+import { ClientTags, EngineName, TargetUrl, TimeoutMs } from './common.js';
 
 export const DEFAULT_LLM_MODEL = 'gpt-4o-mini';
 
@@ -42,6 +42,7 @@ export const ExtractBody = Type.Object(
     engine: Type.Optional(EngineName),
     timeout: Type.Optional({ ...TimeoutMs, description: 'Per-URL budget in ms, from when its slot opens.' }),
     ...LlmFields,
+    ...ClientTags,
   },
   { additionalProperties: false },
 );

@@ -73,6 +73,7 @@ export const LlmsTxtBody = Type.Object(
     ignoreSitemap: Type.Optional(Type.Boolean({ default: false })),
     includeSubdomains: Type.Optional(Type.Boolean({ default: true })),
     ...LlmFields,
+    ...ClientTags,
   },
   { additionalProperties: false },
 );

@@ -1,17 +1,24 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { ServiceUnavailableError, errorFromCode } from '../errors.js';
+import type { SitemapDocument } from '../crawl/sitemap.js';
 import type { FetchedPage } from '../engines/types.js';
 import type { Deadline } from '../lib/deadline.js';
-import type { ContentResult, ContentTask } from './content-worker.js';
+import type { Logger } from '../lib/logger.js';
+import type { SearchHit } from '../search/types.js';
+import type { ContentEnvelope, ContentResult } from './content-worker.js';
+import { runContentTask } from './content-tasks.js';
+import type { ContentOutputs, ContentTask } from './content-tasks.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
-import { renderPage } from './page-document.js';
 
 export interface ContentPoolOptions {
-  /** Worker threads; 0 renders on the calling thread (no pool). */
+  /** Worker threads; 0 runs tasks on the calling thread (no pool: tools and benchmarks only). */
   threads: number;
   /** Heap cap per worker, so one pathological page cannot take the process down. */
   maxHeapMb: number;
+  /** How long a task may run past its request's deadline before its worker is ended (CONTENT_TASK_GRACE_MS). */
+  graceMs: number;
+  log: Logger;
 }
 
 /** Where the file of the worker entry lives: .ts when running from source (tsx), .js when built. */
@@ -26,14 +33,19 @@ export function defaultContentThreads(): number {
 }
 
 /**
- * Parsing and conversion run on a bounded pool of worker threads so the event loop (health checks,
- * streams, other requests) stays responsive. A task whose request timed out keeps its worker until it
- * finishes (bounded work), and a task still queued when its deadline passes is skipped.
+ * Every parse of fetched bytes runs on a bounded pool of worker threads, so the event loop (health checks,
+ * streams, other requests) stays responsive. Each task is tied to its request's deadline:
+ * - the caller is answered when the deadline passes, whether the task is queued or running;
+ * - a task still queued then is dropped from the queue;
+ * - a task still running `graceMs` later has its worker thread ended (the pool starts a new one), so
+ *   no page can hold a worker for longer than its deadline plus the grace period.
  */
 export class ContentPool {
   private readonly pool: Piscina | null;
+  private inFlight = 0;
+  private stopped = 0;
 
-  constructor(options: ContentPoolOptions) {
+  constructor(private readonly options: ContentPoolOptions) {
     this.pool =
       options.threads > 0
         ? new Piscina({
@@ -47,24 +59,95 @@ export class ContentPool {
         : null;
   }
 
-  async render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
-    if (!this.pool) return renderPage(page, options);
-    const task: ContentTask = { page, options, deadlineAt: deadline.at };
+  render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
+    return this.run({ kind: 'page', page, options }, deadline, page.url);
+  }
+
+  sitemap(body: Buffer, url: string, deadline: Deadline): Promise<SitemapDocument> {
+    return this.run({ kind: 'sitemap', body }, deadline, url);
+  }
+
+  searchResults(html: string, base: string, deadline: Deadline): Promise<SearchHit[]> {
+    return this.run({ kind: 'search-results', html, base }, deadline, base);
+  }
+
+  /** Worker threads, tasks waiting for one, tasks in flight, and tasks whose worker was ended for overrunning. */
+  stats(): { threads: number; queued: number; inFlight: number; stopped: number } {
+    return {
+      threads: this.pool?.threads.length ?? 0,
+      queued: this.pool?.queueSize ?? 0,
+      inFlight: this.inFlight,
+      stopped: this.stopped,
+    };
+  }
+
+  private async run<K extends ContentTask['kind']>(
+    task: Extract<ContentTask, { kind: K }>,
+    deadline: Deadline,
+    target: string,
+  ): Promise<ContentOutputs[K]> {
+    deadline.check('formatting');
+    if (!this.pool) return runContentTask(task) as ContentOutputs[K];
+    const envelope: ContentEnvelope = {
+      task,
+      deadlineAt: deadline.at,
+      started: new Int32Array(new SharedArrayBuffer(4)),
+    };
+    const abort = new AbortController();
+    let graceTimer: NodeJS.Timeout | undefined;
+    const onDeadline = (): void => {
+      if (Atomics.load(envelope.started, 0) === 0) {
+        abort.abort(); // still queued: nobody waits for it any more
+        return;
+      }
+      graceTimer = setTimeout(() => {
+        this.stopped++;
+        this.options.log.warn(
+          { host: hostOf(target), task: task.kind, graceMs: this.options.graceMs },
+          `content task still running ${this.options.graceMs} ms after its deadline (CONTENT_TASK_GRACE_MS): its worker was ended`,
+        );
+        abort.abort();
+      }, this.options.graceMs);
+      graceTimer.unref();
+    };
+    if (deadline.signal.aborted) onDeadline();
+    else deadline.signal.addEventListener('abort', onDeadline, { once: true });
+    const work = this.pool.run(envelope, { signal: abort.signal }) as Promise<ContentResult>;
+    this.inFlight++;
+    // Settles the bookkeeping whether the caller still waits or not.
+    void work.then(
+      () => this.settled(deadline, onDeadline, graceTimer),
+      () => this.settled(deadline, onDeadline, graceTimer),
+    );
     let result: ContentResult;
     try {
-      result = await deadline.race(this.pool.run(task) as Promise<ContentResult>, 'formatting');
+      result = await deadline.race(work, 'formatting');
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {
         throw new ServiceUnavailableError('Content workers are saturated; retry shortly');
       }
       throw err;
     }
-    if (result.ok) return result.page;
+    if (result.ok) return result.value as ContentOutputs[K];
     if (result.expired) throw deadline.timeoutError('formatting');
     throw errorFromCode(result.code, result.message);
   }
 
+  private settled(deadline: Deadline, onDeadline: () => void, graceTimer: NodeJS.Timeout | undefined): void {
+    this.inFlight--;
+    deadline.signal.removeEventListener('abort', onDeadline);
+    clearTimeout(graceTimer);
+  }
+
   async close(): Promise<void> {
     await this.pool?.destroy();
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'unknown';
   }
 }

@@ -1,30 +1,27 @@
-// Worker-thread entry: turns fetched bytes into a page document off the event loop.
+// Worker-thread entry: every parse of fetched bytes (pages, sitemaps, search result pages) runs here,
+// off the event loop.
 import { AppError } from '../errors.js';
-import type { FetchedPage } from '../engines/types.js';
-import { renderPage } from './page-document.js';
-import type { DocumentOptions, RenderedPage } from './page-document.js';
+import { runContentTask } from './content-tasks.js';
+import type { ContentOutput, ContentTask } from './content-tasks.js';
 
-export interface ContentTask {
-  page: FetchedPage;
-  options: DocumentOptions;
+export interface ContentEnvelope {
+  task: ContentTask;
   /** Epoch ms after which nobody waits for the result: a task still queued by then is skipped. */
   deadlineAt: number;
+  /** Set to 1 by the worker when it starts the task, so the pool knows a queued task from a running one. */
+  started: Int32Array;
 }
 
 export type ContentResult =
-  | { ok: true; page: RenderedPage }
+  | { ok: true; value: ContentOutput }
   | { ok: false; expired: true }
   | { ok: false; expired: false; code: string; status: number; message: string };
 
-export default function renderInWorker(task: ContentTask): ContentResult {
-  if (Date.now() >= task.deadlineAt) return { ok: false, expired: true };
-  // Buffers arrive as plain Uint8Arrays after structured cloning.
-  const page = {
-    ...task.page,
-    body: Buffer.from(task.page.body.buffer, task.page.body.byteOffset, task.page.body.byteLength),
-  };
+export default function runInWorker(envelope: ContentEnvelope): ContentResult {
+  Atomics.store(envelope.started, 0, 1);
+  if (Date.now() >= envelope.deadlineAt) return { ok: false, expired: true };
   try {
-    return { ok: true, page: renderPage(page, task.options) };
+    return { ok: true, value: runContentTask(envelope.task) };
   } catch (err) {
     if (err instanceof AppError) {
       return { ok: false, expired: false, code: err.code, status: err.status, message: err.message };
@@ -35,7 +32,7 @@ export default function renderInWorker(task: ContentTask): ContentResult {
         expired: false,
         code: 'UNSUPPORTED_CONTENT',
         status: 422,
-        message: `Page could not be processed: ${err.message}`,
+        message: `Content could not be processed: ${err.message}`,
       };
     }
     throw err;

@@ -1,3 +1,4 @@
+import type { Logger } from '../lib/logger.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import type { FrontierItem } from '../crawl/frontier.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
@@ -31,6 +32,8 @@ export interface CrawlSettings {
 export interface CrawlDeps extends ScrapeDeps {
   settings: CrawlSettings;
   fetchResource: FetchResource;
+  /** Where pages left out (robots, scope, failures) are logged with the reason. */
+  log: Logger;
 }
 
 /** Events waiting for a slow reader at most; workers pause beyond this (backpressure). */
@@ -98,6 +101,12 @@ export async function* crawlSite(
   let errors = 0;
   let paginationFollowed = 0;
   let hitLimit = false;
+  /** URLs left out, by reason, for the complete event (each is also one debug log line). */
+  const skipped = { robots: 0, outOfScope: 0, tooDeep: 0 };
+  const drop = (url: string, reason: keyof typeof skipped, detail: string): void => {
+    skipped[reason]++;
+    deps.log.debug({ op: 'crawl', url, reason: detail }, 'url dropped');
+  };
 
   const enqueue = (links: string[], depth: number, pagination: boolean): void => {
     for (const link of links) {
@@ -107,12 +116,17 @@ export async function* crawlSite(
       } catch {
         continue;
       }
-      if (!scope.allows(url)) continue;
+      if (!scope.allows(url)) {
+        drop(url.href, 'outOfScope', 'outside the crawl scope (paths, backward or external link rules)');
+        continue;
+      }
       if (pagination) {
         if (paginationFollowed >= maxPagination) return;
         if (frontier.add({ url: url.href, depth, pagination })) paginationFollowed++;
       } else if (depth <= maxDepth) {
         frontier.add({ url: url.href, depth, pagination });
+      } else {
+        drop(url.href, 'tooDeep', `deeper than maxDepth ${maxDepth}`);
       }
     }
   };
@@ -121,7 +135,10 @@ export async function* crawlSite(
     const url = new URL(item.url);
     const deadline = Deadline.after(timeout, crawlSignal);
     const rules = await robots.rulesFor(url, deadline);
-    if (!rules.isAllowed(url.href)) return;
+    if (!rules.isAllowed(url.href)) {
+      drop(url.href, 'robots', 'robots.txt disallows it');
+      return;
+    }
     if (reserved >= limit) {
       hitLimit = true;
       return;
@@ -178,6 +195,7 @@ export async function* crawlSite(
       const pages = await sitemapUrls(
         roots,
         deps.fetchResource,
+        (body, url, d) => deps.content.sitemap(body, url, d),
         { maxUrls: Math.min(limit * 10, 50_000), maxSitemaps: 50, maxDepth: 3 },
         deadline,
       );
@@ -209,6 +227,7 @@ export async function* crawlSite(
       discovered: frontier.discovered,
       duration_ms: Date.now() - started,
       stopped: hitLimit ? 'limit' : null,
+      skipped,
     };
   } finally {
     // The consumer stopped early (client gone, error): stop every worker.

@@ -1,12 +1,12 @@
 import { selectAll } from 'css-select';
 import type { ValidateFunction } from 'ajv';
-import { parseHtml } from '../content/parse.js';
 import { AppError, BadRequestError, ConfigurationError, toAppError } from '../errors.js';
-import { completeness, extractWithSelectors } from '../extract/css.js';
+import { completeness } from '../extract/css.js';
 import { LlmError, parseJsonAnswer, resolveEndpoint } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
 import { compileSchema, describeViolations } from '../extract/schema.js';
 import { Deadline } from '../lib/deadline.js';
+import { mapWithLimit } from '../lib/map-limit.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import { DEFAULT_LLM_MODEL } from '../schemas/extract.js';
 import type { ExtractBody, ExtractItem, ExtractReply } from '../schemas/extract.js';
@@ -106,21 +106,20 @@ async function extractOne(
   deadline: Deadline,
   deps: ExtractDeps,
 ): Promise<ExtractItem> {
-  const formats: ('markdown' | 'rawHtml')[] =
-    p.selectors && p.mode !== 'llm' ? ['markdown', 'rawHtml'] : ['markdown'];
-  const { document } = await fetchAndRender(
-    { url: new URL(url), sourceUrl: url, options: { formats, engine: body.engine } },
+  const css = p.selectors && p.mode !== 'llm' ? p.selectors : null;
+  const { document, extracted } = await fetchAndRender(
+    {
+      url: new URL(url),
+      sourceUrl: url,
+      options: { formats: ['markdown'], engine: body.engine },
+      cssExtract: css ? { selectors: css, properties: p.properties, schema: body.schema } : undefined,
+    },
     deadline,
     deps,
   );
   let cssFailure: Error | null = null;
-  if (p.selectors && p.mode !== 'llm') {
-    const data = extractWithSelectors(
-      parseHtml(document.rawHtml ?? ''),
-      p.selectors,
-      p.properties,
-      body.schema,
-    );
+  if (css) {
+    const data = extracted ?? {};
     try {
       check(p.validate, data);
       if (p.mode === 'css' || !p.llm || completeness(data, p.fields) >= 0.5) {
@@ -160,22 +159,16 @@ export async function extractBatch(
 ): Promise<ExtractReply> {
   const p = plan(body, deps);
   const concurrency = 'value' in deps.concurrency ? deps.concurrency.value : 1;
-  const results: ExtractItem[] = new Array<ExtractItem>(body.urls.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < body.urls.length) {
-      const index = next++;
-      const url = body.urls[index]!;
-      const deadline = Deadline.after(body.timeout ?? 30000, signal);
-      try {
-        results[index] = await extractOne(url, body, p, deadline, deps);
-      } catch (err) {
-        const e = err instanceof LlmError || err instanceof AppError ? err : toAppError(err);
-        results[index] = { url, success: false, error: e.code === 'INTERNAL' ? 'Internal error' : e.message };
-      }
+  const results = await mapWithLimit(body.urls, concurrency, async (url): Promise<ExtractItem> => {
+    // The per-URL budget starts when its slot opens (SPEC 4.5 batch rule 2).
+    const deadline = Deadline.after(body.timeout ?? 30000, signal);
+    try {
+      return await extractOne(url, body, p, deadline, deps);
+    } catch (err) {
+      const e = err instanceof LlmError || err instanceof AppError ? err : toAppError(err);
+      return { url, success: false, error: e.code === 'INTERNAL' ? 'Internal error' : e.message };
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, body.urls.length) }, worker));
+  });
   const failed = results.filter((r) => !r.success);
   return {
     success: true,

@@ -3,6 +3,7 @@ import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
+import type { Logger } from '../lib/logger.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
 import { systemResolver } from '../lib/ssrf-guard.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
@@ -44,6 +45,8 @@ export interface Services {
   llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
+  /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */
+  contentStats(): ReturnType<ContentPool['stats']>;
   close(): Promise<void>;
 }
 
@@ -62,7 +65,7 @@ async function* gatedStream<T>(
 }
 
 /** Builds the engines once and exposes one orchestrator per operation. */
-export function createServices(deps: AppDeps): Services {
+export function createServices(deps: AppDeps, log: Logger): Services {
   const { config } = deps;
   const guard = {
     allowPrivateNetworks: config.allowPrivateNetworks,
@@ -70,7 +73,6 @@ export function createServices(deps: AppDeps): Services {
     isBlocked: deps.isBlockedAddress,
   };
   const llm = new LlmClient(guard);
-  const provider = selectProvider(config.search);
   const http = new HttpEngine({
     allowPrivateNetworks: config.allowPrivateNetworks,
     resolver: deps.resolver ?? systemResolver,
@@ -80,7 +82,15 @@ export function createServices(deps: AppDeps): Services {
     maxRedirects: config.maxRedirects,
     userAgent: config.userAgent,
   });
-  const content = new ContentPool({ threads: config.contentWorkers, maxHeapMb: config.contentWorkerHeapMb });
+  const content = new ContentPool({
+    threads: config.contentWorkers,
+    maxHeapMb: config.contentWorkerHeapMb,
+    graceMs: config.contentTaskGraceMs,
+    log,
+  });
+  const provider = selectProvider(config.search, (html, base, deadline) =>
+    content.searchResults(html, base, deadline),
+  );
   const fetchResource: FetchResource = async (url, deadline) => {
     const page = await http.fetchPage({ url, headers: {}, skipTlsVerification: false }, deadline);
     return { url: page.url, status: page.status, body: page.body, contentType: page.headers['content-type'] };
@@ -98,6 +108,7 @@ export function createServices(deps: AppDeps): Services {
     browser,
     content,
     fetchResource,
+    log,
     treeLimits: { maxDepth: config.maxHtmlDepth, maxNodes: config.maxHtmlNodes },
     settings: {
       minDelayMs: config.crawlMinDelayMs,
@@ -137,6 +148,7 @@ export function createServices(deps: AppDeps): Services {
     llmstxt: (body, signal) =>
       gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
     browserStats: () => browser?.stats() ?? null,
+    contentStats: () => content.stats(),
     close: async () => {
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
     },

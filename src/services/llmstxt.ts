@@ -3,8 +3,9 @@ import { RobotsCache } from '../crawl/robots.js';
 import { markdownExcerpt } from '../content/text-stats.js';
 import { parseJsonAnswer, resolveEndpoint } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
-import { BadRequestError } from '../errors.js';
+import { BadRequestError, toAppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
+import { mapWithLimit } from '../lib/map-limit.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import { DEFAULT_LLM_MODEL } from '../schemas/extract.js';
 import type { LlmsTxtBody } from '../schemas/search.js';
@@ -124,37 +125,38 @@ export async function generateLlmsTxt(
     const target = new URL(url);
     if ((await robots.rulesFor(target, Deadline.after(PAGE_TIMEOUT_MS, signal))).isAllowed(url))
       allowed.push(url);
+    else deps.log.debug({ op: 'llmstxt', url, reason: 'robots.txt disallows it' }, 'page dropped');
   }
-  const chosen = allowed;
-  const pages: (ProcessedPage | null)[] = new Array<ProcessedPage | null>(chosen.length).fill(null);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < chosen.length) {
-      const index = next++;
-      const url = chosen[index]!;
-      try {
-        const { document } = await fetchAndRender(
-          {
-            url: new URL(url),
-            sourceUrl: url,
-            options: { formats: ['markdown'], onlyMainContent: true, engine: body.engine },
-          },
-          Deadline.after(PAGE_TIMEOUT_MS, signal),
-          deps,
+  const pages = await mapWithLimit(allowed, body.maxConcurrentScrapes ?? 10, async (url) => {
+    try {
+      const { document } = await fetchAndRender(
+        {
+          url: new URL(url),
+          sourceUrl: url,
+          options: { formats: ['markdown'], onlyMainContent: true, engine: body.engine },
+        },
+        Deadline.after(PAGE_TIMEOUT_MS, signal),
+        deps,
+      );
+      if (document.metadata.statusCode >= 400) {
+        deps.log.debug(
+          { op: 'llmstxt', url, reason: `HTTP ${document.metadata.statusCode}` },
+          'page dropped',
         );
-        if (document.metadata.statusCode >= 400) return;
-        pages[index] = {
-          url: document.metadata.url,
-          title: oneLine(document.title || url),
-          description: oneLine(document.description) || firstSentence(document.markdown ?? ''),
-          markdown: document.markdown ?? '',
-        };
-      } catch {
-        // A page that cannot be scraped is left out of the index.
+        return null;
       }
+      return {
+        url: document.metadata.url,
+        title: oneLine(document.title || url),
+        description: oneLine(document.description) || firstSentence(document.markdown ?? ''),
+        markdown: document.markdown ?? '',
+      };
+    } catch (err) {
+      // A page that cannot be scraped is left out of the index; the others go on.
+      deps.log.debug({ op: 'llmstxt', url, reason: toAppError(err).code }, 'page dropped');
+      return null;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(body.maxConcurrentScrapes ?? 10, chosen.length) }, worker));
+  });
   const processed = pages.filter((p): p is ProcessedPage => p !== null);
   if (body.llmBaseUrl && processed.length > 0) {
     const endpoint = {

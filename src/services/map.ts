@@ -1,3 +1,4 @@
+import { toAppError } from '../errors.js';
 import { normalizeUrl, siteHost } from '../crawl/normalize.js';
 import { RobotsCache } from '../crawl/robots.js';
 import { sitemapUrls } from '../crawl/sitemap.js';
@@ -60,6 +61,7 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
       await sitemapUrls(
         roots,
         deps.fetchResource,
+        (body, url, d) => deps.content.sitemap(body, url, d),
         { maxUrls: 100_000, maxSitemaps: 50, maxDepth: 3 },
         deadline,
       ),
@@ -79,7 +81,13 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
           if (visited.has(page)) return;
           visited.add(page);
           const url = new URL(page);
-          if (!(await robots.rulesFor(url, deadline)).isAllowed(url.href)) return;
+          if (!(await robots.rulesFor(url, deadline)).isAllowed(url.href)) {
+            deps.log.debug(
+              { op: 'map', url: page, reason: 'robots.txt disallows fetching it' },
+              'page not read',
+            );
+            return;
+          }
           try {
             const rendered = await fetchAndRender(
               { url, sourceUrl: page, options: pageOptions, discover: true },
@@ -92,8 +100,9 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
               const key = normalizeUrl(link);
               if (key !== null && found.has(key) && !visited.has(key)) next.push(key);
             }
-          } catch {
+          } catch (err) {
             // A page that fails to load contributes no links; discovery goes on.
+            deps.log.debug({ op: 'map', url: page, reason: toAppError(err).code }, 'page not read');
           }
         }),
       );

@@ -3,7 +3,9 @@ import { decodeHtml, decodeText } from '../content/decode.js';
 import { pageLanguage } from '../content/language.js';
 import { classifyBody, mediaTypeOf } from '../content/media-type.js';
 import { clientRenderedReason } from '../content/client-rendered.js';
-import type { TreeLimits } from '../content/parse.js';
+import { parseHtml } from '../content/parse.js';
+import type { AnyNode, TreeLimits } from '../content/parse.js';
+import { extractWithSelectors } from '../extract/css.js';
 import { textDocument } from '../content/text-document.js';
 import type { FetchedPage } from '../engines/types.js';
 import { UnsupportedContentError } from '../errors.js';
@@ -22,6 +24,16 @@ export interface DocumentOptions {
   discover?: boolean;
   /** Bounds of the HTML tree handled (MAX_HTML_DEPTH, MAX_HTML_NODES). */
   limits?: TreeLimits;
+  /** CSS extraction (extract's css and auto modes), run on the same tree as everything else. */
+  cssExtract?: CssExtraction;
+}
+
+export interface CssExtraction {
+  selectors: Record<string, string>;
+  /** The schema's properties, whose types coerce the values. */
+  properties: Record<string, unknown> | undefined;
+  /** The whole schema, for local $ref. */
+  schema: unknown;
 }
 
 /** A page document plus what a crawler needs to go on from it. */
@@ -33,6 +45,8 @@ export interface RenderedPage {
   pagination: string[];
   /** Why the page looks client-side rendered, or null (HTML pages fetched over http only). */
   clientRendered: string | null;
+  /** What `cssExtract` found (only when asked). */
+  extracted?: Record<string, unknown>;
 }
 
 /** Turns fetched bytes into the page document of SPEC 2.1, with only the requested formats. */
@@ -77,7 +91,10 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
       links: [],
       images: [],
     });
-    return { document, links: [], pagination: [], clientRendered: null };
+    const extracted = options.cssExtract
+      ? runCssExtraction(parseHtml(text, options.limits), options.cssExtract)
+      : undefined;
+    return { document, links: [], pagination: [], clientRendered: null, extracted };
   }
   const html = decodeHtml(page.body, contentType);
   const content = buildContent(html, new URL(page.url), {
@@ -122,8 +139,17 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     document,
     links: content.links ?? [],
     pagination: content.pagination ?? [],
-    clientRendered: clientRenderedReason(html, metadata),
+    clientRendered: clientRenderedReason({
+      ...metadata,
+      emptyAppRoot: content.emptyAppRoot,
+      angularRoot: content.angularRoot,
+    }),
+    extracted: options.cssExtract ? runCssExtraction(content.doc, options.cssExtract) : undefined,
   };
+}
+
+function runCssExtraction(root: AnyNode, extraction: CssExtraction): Record<string, unknown> {
+  return extractWithSelectors(root, extraction.selectors, extraction.properties, extraction.schema);
 }
 
 function emptyHead() {

@@ -9,7 +9,7 @@ import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeBody, ScrapeOptions } from '../schemas/scrape.js';
 import type { TreeLimits } from '../content/parse.js';
 import type { ContentPool } from './content-pool.js';
-import type { RenderedPage } from './page-document.js';
+import type { CssExtraction, RenderedPage } from './page-document.js';
 
 export interface ScrapeDeps {
   http: Engine;
@@ -26,6 +26,8 @@ export interface PageRequest {
   options: ScrapeOptions;
   /** Also return every link and the pagination links (crawl, map). */
   discover?: boolean;
+  /** Run CSS extraction on the page's tree in the content worker (extract). */
+  cssExtract?: CssExtraction;
 }
 
 /** Checks a page's options before anything is fetched, so bad input fails fast and once. */
@@ -86,6 +88,7 @@ export async function fetchAndRender(
         detectionReason,
         discover: req.discover,
         limits: deps.treeLimits,
+        cssExtract: req.cssExtract,
       },
       deadline,
     );

@@ -1,5 +1,6 @@
 import { BadRequestError, toAppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
+import { mapWithLimit } from '../lib/map-limit.js';
 import type { SearchBody, SearchResult } from '../schemas/search.js';
 import type { SearchProvider } from '../search/types.js';
 import type { ScrapeDeps } from './scrape.js';
@@ -34,36 +35,31 @@ export async function searchWeb(
   );
   const results: SearchResult[] = hits.map((hit) => ({ ...hit }));
   if (!body.scrapeResults) return results;
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < results.length) {
-      const result = results[next++]!;
-      try {
-        const url = new URL(result.url);
-        const { document } = await fetchAndRender(
-          {
-            url,
-            sourceUrl: result.url,
-            options: { formats, onlyMainContent: options.onlyMainContent },
-          },
-          Deadline.after(options.timeout ?? 10000, signal),
-          deps,
-        );
-        const { metadata, title: _title, description: _description, url: _url, ...content } = document;
-        result.content = {
-          ...content,
-          metadata: {
-            title: metadata.title,
-            wordCount: metadata.wordCount,
-            readingTime: metadata.readingTime,
-          },
-        };
-      } catch (err) {
-        result.content = null;
-        result.error = toAppError(err).message;
-      }
+  await mapWithLimit(results, SCRAPE_CONCURRENCY, async (result) => {
+    try {
+      const url = new URL(result.url);
+      const { document } = await fetchAndRender(
+        {
+          url,
+          sourceUrl: result.url,
+          options: { formats, onlyMainContent: options.onlyMainContent },
+        },
+        Deadline.after(options.timeout ?? 10000, signal),
+        deps,
+      );
+      const { metadata, title: _title, description: _description, url: _url, ...content } = document;
+      result.content = {
+        ...content,
+        metadata: {
+          title: metadata.title,
+          wordCount: metadata.wordCount,
+          readingTime: metadata.readingTime,
+        },
+      };
+    } catch (err) {
+      result.content = null;
+      result.error = toAppError(err).message;
     }
-  };
-  await Promise.all(Array.from({ length: Math.min(SCRAPE_CONCURRENCY, results.length) }, worker));
+  });
   return results;
 }

@@ -19,6 +19,8 @@ export function unwrapRedirect(href: string, base: string): string | null {
   return /^https?:$/.test(url.protocol) ? url.href : null;
 }
 
+export type ParseResultsPage = (html: string, base: string, deadline: Deadline) => Promise<SearchHit[]>;
+
 /** Parses DuckDuckGo's HTML results page: organic results only (ads are left out), links unwrapped. */
 export function parseResultsPage(html: string, base: string): SearchHit[] {
   const doc = parseHtml(html);
@@ -40,7 +42,11 @@ export function parseResultsPage(html: string, base: string): SearchHit[] {
 export class DuckDuckGoProvider implements SearchProvider {
   readonly name = 'duckduckgo';
 
-  constructor(private readonly endpoint: string) {}
+  constructor(
+    private readonly endpoint: string,
+    /** Runs parseResultsPage off the event loop (the service's content workers). */
+    private readonly parse: ParseResultsPage,
+  ) {}
 
   async search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]> {
     const url = new URL(this.endpoint);
@@ -51,6 +57,6 @@ export class DuckDuckGoProvider implements SearchProvider {
         'Search provider duckduckgo answered a page without results markup (blocked?)',
       );
     }
-    return parseResultsPage(html, url.href).slice(0, query.limit);
+    return (await this.parse(html, url.href, deadline)).slice(0, query.limit);
   }
 }

@@ -1,0 +1,15 @@
+/** The slice of pino's logger that services use (Fastify's `app.log` and `req.log` satisfy it). */
+export interface Logger {
+  debug(fields: object, message: string): void;
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/** A logger that drops everything (tools and tests that build services without an app). */
+export const silentLogger: Logger = {
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
