@@ -48,6 +48,54 @@ describe('POST /api/v1/crawl/stream', () => {
     assert.equal(complete.stopped, null);
   });
 
+  test('URLs left out are counted by reason in complete and logged one debug line each', async (t) => {
+    const site = await startCrawlSite();
+    t.after(() => site.close());
+    const logLines: string[] = [];
+    const svc = await startService(t, {
+      resolver: fixtureResolver,
+      env: { CRAWL_MIN_DELAY_MS: '0' },
+      logLines,
+    });
+    const res = await fetch(`${svc.url}/api/v1/crawl/stream`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      // /gen/N links to /private/N (robots), an external host (scope) and two children (depth).
+      body: JSON.stringify({ url: `${site.url}/gen/0`, ignoreSitemap: true, maxDepth: 1, limit: 10 }),
+    });
+    const complete = parseEvents(await res.text()).at(-1)!;
+    assert.equal(complete.type, 'complete');
+    const skipped = complete.skipped as Record<string, number>;
+    assert.ok(skipped.robots >= 1, JSON.stringify(skipped));
+    assert.ok(skipped.outOfScope >= 1, JSON.stringify(skipped));
+    assert.ok(skipped.tooDeep >= 1, JSON.stringify(skipped));
+    const drops = logLines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'url dropped');
+    assert.equal(drops.length, skipped.robots! + skipped.outOfScope! + skipped.tooDeep!);
+    assert.ok(
+      drops.some((d) => d.reason === 'robots.txt disallows it' && /\/private\//.test(d.url as string)),
+    );
+  });
+
+  test('an internal failure mid-stream reaches the client as "Internal error", never its message', async (t) => {
+    const { default: Fastify } = await import('fastify');
+    const { writeEventStream } = await import('../src/routes/event-stream.js');
+    const app = Fastify({ logger: false });
+    app.get('/stream', async (_req, reply) => {
+      async function* events(): AsyncGenerator<unknown> {
+        yield { type: 'status' };
+        throw new Error('secret internals at /srv/app/db.ts:42');
+      }
+      await writeEventStream(reply, events(), new AbortController().signal);
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    t.after(() => app.close());
+    const { port } = app.server.address() as { port: number };
+    const events = parseEvents(await (await fetch(`http://127.0.0.1:${port}/stream`)).text());
+    assert.deepEqual(events.at(-1), { type: 'error', url: '', code: 'INTERNAL', error: 'Internal error' });
+  });
+
   test('per-URL failures are error events and the stream goes on', async (t) => {
     const site = await startCrawlSite();
     t.after(() => site.close());

@@ -127,6 +127,16 @@ describe('POST /api/v1/crawl', () => {
       ignoreSitemap: true,
     });
     assert.deepEqual(off, ['/list?page=1']);
+    const headOnly = await crawl(svc, site, {
+      url: `${site.url}/series?part=1`,
+      maxDepth: 0,
+      ignoreSitemap: true,
+    });
+    assert.deepEqual(
+      headOnly,
+      ['/series?part=1', '/series?part=2', '/series?part=3', '/series?part=4'],
+      '<link rel="next"> in <head> is followed',
+    );
   });
 
   test('crawler traps end at maxDepth', async (t) => {

@@ -104,6 +104,24 @@ describe('POST /api/v1/llmstxt', () => {
     assert.ok(!(noSub.json.llmstxt as string).includes('blog.site.test'));
   });
 
+  test('a page that fails does not end the scraping: with one scrape at a time, a 404 first', async (t) => {
+    const { site, svc } = await setup(t, { missing: ['/'] });
+    const { status, json } = await svc.post('/api/v1/llmstxt', {
+      url: site.url,
+      maxConcurrentScrapes: 1,
+      includeSubdomains: false,
+    });
+    assert.equal(status, 200, JSON.stringify(json));
+    const scraped = site.hits.filter((h) => !/robots|sitemap/.test(h.path)).map((h) => h.path);
+    const entries = parseLlmsTxt(json.llmstxt as string).entries;
+    assert.ok(
+      entries.length >= 4,
+      `${entries.length} pages listed after the failing one: ${scraped.join(' ')}`,
+    );
+    assert.equal(json.urlsProcessed, entries.length);
+    assert.ok(!entries.some((e) => e.url === `${site.url}/`), 'the 404 page is left out');
+  });
+
   test('maxConcurrentScrapes bounds the scrapes in flight at the site', async (t) => {
     const { site, svc } = await setup(t, { delayMs: 100 });
     const { json } = await svc.post('/api/v1/llmstxt', {

@@ -89,6 +89,27 @@ describe('request validation: 400 naming the field, never a 500', () => {
     assert.equal(((await res.json()) as { success: boolean }).success, true);
   });
 
+  test('every operation accepts the SDK client tags (origin, integration)', async (t) => {
+    const s = await site(t);
+    const svc = await startService(t, {
+      env: { SEARCH_PROVIDER: 'searxng', SEARXNG_URL: `${s.url}/nowhere` },
+    });
+    const tags = { origin: 'js-sdk@4.3.0', integration: 'x' };
+    const bodies: [string, Record<string, unknown>][] = [
+      ['/api/v1/scrape', { url: `${s.url}/shop` }],
+      ['/api/v1/crawl', { url: `${s.url}/shop`, limit: 1 }],
+      ['/api/v1/map', { url: `${s.url}/shop`, limit: 1 }],
+      ['/api/v1/extract', { urls: [`${s.url}/shop`], selectors: { title: 'h1' } }],
+      ['/api/v1/llmstxt', { url: `${s.url}/shop`, maxUrls: 1 }],
+      ['/api/v1/search', { query: 'anything' }],
+    ];
+    for (const [path, body] of bodies) {
+      const { status, json } = await svc.post(path, { ...body, ...tags });
+      assert.notEqual(status, 400, `${path}: ${JSON.stringify(json).slice(0, 200)}`);
+      assert.doesNotMatch(JSON.stringify(json), /unknown field/);
+    }
+  });
+
   test('unknown routes and methods are JSON 404s', async (t) => {
     const svc = await startService(t);
     const res = await svc.post('/api/v1/nope', {});
