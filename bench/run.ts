@@ -13,6 +13,7 @@ import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/s
 import { startServer } from './children.js';
 import { browserBench } from './browser.js';
 import { crawlBench } from './crawl.js';
+import { mixedLoadBench } from './mixed.js';
 import { writeSection } from './report.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -153,6 +154,12 @@ async function main(): Promise<void> {
         )),
       );
     }
+    lines.push(
+      '',
+      `### Scrape under hostile load: 16 clients, ${seconds} s per run, one request in ten a pathological page (issue 13)`,
+      '',
+      ...(await mixedLoadBench('http://127.0.0.1:3912', site.url, seconds)),
+    );
     const conversion = conversionBench();
     lines.push(
       '',
