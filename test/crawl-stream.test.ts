@@ -65,14 +65,14 @@ describe('POST /api/v1/crawl/stream', () => {
     });
     const complete = parseEvents(await res.text()).at(-1)!;
     assert.equal(complete.type, 'complete');
-    const skipped = complete.skipped as Record<string, number>;
+    const skipped = complete.skipped as { robots: number; outOfScope: number; tooDeep: number };
     assert.ok(skipped.robots >= 1, JSON.stringify(skipped));
     assert.ok(skipped.outOfScope >= 1, JSON.stringify(skipped));
     assert.ok(skipped.tooDeep >= 1, JSON.stringify(skipped));
     const drops = logLines
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.msg === 'url dropped');
-    assert.equal(drops.length, skipped.robots! + skipped.outOfScope! + skipped.tooDeep!);
+    assert.equal(drops.length, skipped.robots + skipped.outOfScope + skipped.tooDeep);
     assert.ok(
       drops.some((d) => d.reason === 'robots.txt disallows it' && /\/private\//.test(d.url as string)),
     );
