@@ -60,8 +60,9 @@ describe('POST /api/v1/crawl/stream', () => {
     const res = await fetch(`${svc.url}/api/v1/crawl/stream`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      // /gen/N links to /private/N (robots), an external host (scope) and two children (depth).
-      body: JSON.stringify({ url: `${site.url}/gen/0`, ignoreSitemap: true, maxDepth: 1, limit: 10 }),
+      // From the home page, /gen/0 (depth 1) links to /private/0 (robots), an external host (scope), and
+      // /gen/1 whose own children lie at depth 3 (too deep).
+      body: JSON.stringify({ url: `${site.url}/`, ignoreSitemap: true, maxDepth: 2, limit: 100 }),
     });
     const complete = parseEvents(await res.text()).at(-1)!;
     assert.equal(complete.type, 'complete');

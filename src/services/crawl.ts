@@ -157,7 +157,7 @@ export async function* crawlSite(
       crawled++;
       while (events.length >= MAX_BUFFERED_EVENTS && !crawlSignal.aborted) await sleep(5);
       emit({ type: 'document', data: toCrawlPage(rendered.document) });
-      if (item.depth < maxDepth) enqueue(rendered.links, item.depth + 1, false);
+      enqueue(rendered.links, item.depth + 1, false); // links past maxDepth are counted as skipped
       if (maxPagination > 0) enqueue(rendered.pagination, item.depth, true);
     } catch (err) {
       if (crawlSignal.aborted) return;
