@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { DEFAULT_TREE_LIMITS } from './content/parse.js';
 
 /** Typed service configuration, parsed once from the environment at startup (the only reader of env). */
 export interface Config {
@@ -151,7 +152,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxConcurrentRequests: int(env, 'MAX_CONCURRENT_REQUESTS', 64, 1, 10_000),
     maxConcurrentCrawls: int(env, 'MAX_CONCURRENT_CRAWLS', 4, 1, 1000),
     maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
-    maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', 512, 10, 100_000),
-    maxHtmlNodes: int(env, 'MAX_HTML_NODES', 1_000_000, 1000, 50_000_000),
+    maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', DEFAULT_TREE_LIMITS.maxDepth, 10, 100_000),
+    maxHtmlNodes: int(env, 'MAX_HTML_NODES', DEFAULT_TREE_LIMITS.maxNodes, 1000, 50_000_000),
   };
 }

@@ -315,7 +315,6 @@ function escapeMarkdown(text: string, atLineStart: boolean): string {
   );
 }
 
-/** String trim of white space (including no-break spaces), without a regex scan of the whole string. */
 /**
  * Drops spaces and tabs at the end of every line. A regex (`[ \t]+(?=\n|$)`) retries from each space of
  * a run and is quadratic in a long run of spaces; this is one pass per line.
@@ -331,6 +330,7 @@ function stripTrailingBlanks(text: string): string {
   return lines.join('\n');
 }
 
+/** String trim of white space (including no-break spaces), without a regex scan of the whole string. */
 function trimWhitespace(text: string): string {
   let start = 0;
   let end = text.length;

@@ -29,6 +29,15 @@ export class LlmError extends AppError {
 export type LlmApi = 'chat' | 'responses';
 
 /**
+ * Request-level checks of the caller's LLM fields (extract, llms.txt): a usable `llmBaseUrl`, and no key
+ * without an endpoint to send it to (it would be silently ignored).
+ */
+export function checkLlmFields(body: { llmBaseUrl?: string; llmApiKey?: string }): void {
+  if (body.llmBaseUrl !== undefined) resolveEndpoint(body.llmBaseUrl);
+  else if (body.llmApiKey !== undefined) throw new BadRequestError('llmApiKey needs llmBaseUrl');
+}
+
+/**
  * Where to send a prompt: a URL ending in /responses uses the Responses API, one ending in
  * /chat/completions the Chat Completions API; a base URL (with or without /v1) gets /v1/chat/completions.
  */

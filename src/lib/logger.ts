@@ -5,11 +5,3 @@ export interface Logger {
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
 }
-
-/** A logger that drops everything (tools and tests that build services without an app). */
-export const silentLogger: Logger = {
-  debug: () => undefined,
-  info: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-};

@@ -2,7 +2,7 @@ import { selectAll } from 'css-select';
 import type { ValidateFunction } from 'ajv';
 import { AppError, BadRequestError, ConfigurationError, toAppError } from '../errors.js';
 import { completeness } from '../extract/css.js';
-import { LlmError, parseJsonAnswer, resolveEndpoint } from '../extract/llm.js';
+import { LlmError, checkLlmFields, parseJsonAnswer } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
 import { compileSchema, describeViolations } from '../extract/schema.js';
 import { Deadline } from '../lib/deadline.js';
@@ -58,7 +58,7 @@ function plan(body: ExtractBody, deps: ExtractDeps): Plan {
   if (mode === 'auto' && !selectors && !body.llmBaseUrl) {
     throw new BadRequestError('mode "auto" needs selectors, or LLM credentials (llmBaseUrl), or both');
   }
-  if (body.llmBaseUrl) resolveEndpoint(body.llmBaseUrl);
+  checkLlmFields(body);
   rejectUnusedLlmFields(body, mode);
   const schema = typeof callerSchema === 'object' ? callerSchema : undefined;
   const properties =
@@ -80,9 +80,6 @@ function plan(body: ExtractBody, deps: ExtractDeps): Plan {
 
 /** Fields that could never take effect are refused rather than silently ignored. */
 function rejectUnusedLlmFields(body: ExtractBody, mode: Plan['mode']): void {
-  const llmFields = (['llmApiKey'] as const).filter((f) => body[f] !== undefined);
-  if (!body.llmBaseUrl && llmFields.length > 0)
-    throw new BadRequestError(`${llmFields.join(', ')} needs llmBaseUrl`);
   if (mode === 'css') {
     const unused = (['prompt', 'llmBaseUrl', 'llmApiKey'] as const).filter((f) => body[f] !== undefined);
     if (unused.length > 0)

@@ -1,9 +1,9 @@
 import { siteHost } from '../crawl/normalize.js';
 import { RobotsCache } from '../crawl/robots.js';
 import { markdownExcerpt } from '../content/text-stats.js';
-import { parseJsonAnswer, resolveEndpoint } from '../extract/llm.js';
+import { checkLlmFields, parseJsonAnswer } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
-import { BadRequestError, toAppError } from '../errors.js';
+import { toAppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
 import { mapWithLimit } from '../lib/map-limit.js';
 import { parseTargetUrl } from '../lib/target-url.js';
@@ -103,10 +103,7 @@ export async function generateLlmsTxt(
 ): Promise<LlmsTxtResult> {
   const start = parseTargetUrl(body.url);
   checkPageOptions({ engine: body.engine }, deps.browser !== null);
-  if (body.llmBaseUrl) resolveEndpoint(body.llmBaseUrl);
-  const llmFields = (['llmApiKey'] as const).filter((f) => body[f] !== undefined);
-  if (!body.llmBaseUrl && llmFields.length > 0)
-    throw new BadRequestError(`${llmFields.join(', ')} needs llmBaseUrl`);
+  checkLlmFields(body);
   const discovered = await mapSite(
     {
       url: start.href,
