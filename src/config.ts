@@ -55,6 +55,18 @@ export interface Config {
   maxHtmlDepth: number;
   /** Most DOM nodes of a page that are processed. */
   maxHtmlNodes: number;
+  /** Folder of the embedded job store (SQLite file `pagewright.db`). */
+  dataDir: string;
+  /** How long a job and its documents are kept after it ends (JOB_TTL_HOURS). */
+  jobTtlMs: number;
+  /** How often expired jobs are purged. */
+  jobPurgeIntervalMs: number;
+  /** Jobs (crawl, batch, extract, llms.txt) running at once; more wait in `scraping`. */
+  maxRunningJobs: number;
+  /** HMAC-SHA256 key of webhook signatures (X-Firecrawl-Signature); unsigned when unset. */
+  webhookSecret: string | null;
+  /** The server's own LLM for Firecrawl's extract and llms.txt jobs (self-hosted Firecrawl's variable names). */
+  llm: { baseUrl: string; apiKey: string | undefined; model: string } | null;
 }
 
 export interface SearchConfig {
@@ -107,6 +119,17 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+/** A positive number of hours (fractions allowed, e.g. 0.5), in ms. */
+function hours(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback * 3_600_000;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value > 24 * 365) {
+    throw new ConfigError(`${name} must be a number of hours above 0, got '${raw}'`);
+  }
+  return Math.round(value * 3_600_000);
+}
+
 function bool(env: Env, name: string, fallback: boolean): boolean {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -142,7 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     crawlMaxDelayMs: int(env, 'CRAWL_MAX_DELAY_MS', 30_000, 0, 600_000),
     crawlConcurrency: int(env, 'CRAWL_CONCURRENCY', 8, 1, 64),
     crawlHostConcurrency: int(env, 'CRAWL_HOST_CONCURRENCY', 4, 1, 64),
-    crawlMaxPages: int(env, 'CRAWL_MAX_PAGES', 10_000, 1, 10_000),
+    crawlMaxPages: int(env, 'CRAWL_MAX_PAGES', 100_000, 1, 100_000),
     extractConcurrency: settle(() => int(env, 'SERVICE_EXTRACT_CONCURRENCY', 5, 1, 10)),
     llmMaxInputChars: int(env, 'LLM_MAX_INPUT_CHARS', 60_000, 1000, 2_000_000),
     search: searchConfig(env),
@@ -154,5 +177,13 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
     maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', DEFAULT_TREE_LIMITS.maxDepth, 10, 100_000),
     maxHtmlNodes: int(env, 'MAX_HTML_NODES', DEFAULT_TREE_LIMITS.maxNodes, 1000, 50_000_000),
+    dataDir: env.DATA_DIR || './data',
+    jobTtlMs: hours(env, 'JOB_TTL_HOURS', 24),
+    jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),
+    maxRunningJobs: int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000),
+    webhookSecret: env.WEBHOOK_SECRET || null,
+    llm: env.OPENAI_BASE_URL
+      ? { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY || undefined, model: env.MODEL_NAME || 'gpt-4o-mini' }
+      : null,
   };
 }

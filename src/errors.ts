@@ -95,6 +95,19 @@ export class ServiceBusyError extends AppError {
   override readonly retryable = true;
 }
 
+/** The job store (SQLite file under DATA_DIR, or Redis) cannot be opened or written: corrupt, full, gone. */
+export class StoreUnavailableError extends AppError {
+  readonly code = 'STORE_UNAVAILABLE';
+  readonly status = 503;
+  override readonly retryable = true;
+}
+
+/** The job exists but is already over (completed, failed or cancelled): it can no longer change. */
+export class JobFinishedError extends AppError {
+  readonly code = 'JOB_FINISHED';
+  readonly status = 409;
+}
+
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
   readonly status = 500;

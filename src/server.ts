@@ -42,6 +42,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.decorate('services', createServices(deps, app.log));
   app.addHook('onClose', async () => app.services.close());
+  // Jobs a dead process left running resume once the service is ready to serve their status.
+  app.addHook('onReady', async () => app.services.jobs.resumeInterrupted());
   // While closing, answers in flight close their connection, so keep-alive clients do not hold the
   // server open, and streams stop.
   const closing = new AbortController();

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import type { Resolver } from '../src/lib/ssrf-guard.js';
@@ -25,7 +28,9 @@ export interface Service {
 
 /** Starts the real service on an ephemeral loopback port; closed when the test ends. */
 export async function startService(t: TestContext | null, options: ServiceOptions = {}): Promise<Service> {
+  const dataDir = options.env?.DATA_DIR ? null : mkdtempSync(path.join(os.tmpdir(), 'pagewright-test-'));
   const config = loadConfig({
+    ...(dataDir ? { DATA_DIR: dataDir } : {}),
     ALLOW_PRIVATE_NETWORKS: 'true',
     LOG_LEVEL: 'silent',
     CONTENT_WORKERS: '1',
@@ -41,7 +46,10 @@ export async function startService(t: TestContext | null, options: ServiceOption
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  t?.after(() => app.close());
+  t?.after(async () => {
+    await app.close();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
   return {
     url,
     browserStats: () => app.services.browserStats(),

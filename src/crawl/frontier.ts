@@ -2,29 +2,39 @@
 export interface FrontierItem {
   url: string;
   depth: number;
-  /** Reached through a pagination link (does not count against maxDepth). */
+  /** Reached through a pagination link (does not count against the depth limit). */
   pagination: boolean;
 }
 
+export interface FrontierStats {
+  /** Items waiting (not in flight). */
+  queued: number;
+  /** Items handed out by `next` and not yet completed. */
+  inFlight: number;
+  /** Distinct URLs ever accepted. */
+  discovered: number;
+}
+
 /**
- * The crawl frontier. Lifecycle contract:
- * - `add` dedups by normalized URL: a URL is accepted at most once per crawl, whether it is still
- *   queued, in flight or done.
+ * The crawl frontier of one job. Asynchronous, so that an adapter may live in another process (SQLite
+ * file, Redis). Lifecycle contract, kept by every adapter and checked by one contract suite:
+ * - `add` dedups by normalized URL: a URL is accepted at most once per job, whether it is still queued,
+ *   in flight or done; items that are not http(s) URLs are refused.
  * - every item returned by `next` is in flight until it is passed to `complete`, even when fetching it
- *   failed; a crawl is finished only when the queue is empty and nothing is in flight.
- * - ordering is breadth-first: items come out in the order they were added.
- * Implementations other than the in-memory one (e.g. Redis for several workers) keep this contract.
+ *   failed; a crawl is finished only when nothing is queued and nothing is in flight.
+ * - ordering is breadth-first: items come out in the order they were accepted.
+ * - durable adapters keep in-flight items across a crash: `requeueInFlight` (called when a job resumes)
+ *   puts them back in the queue, so an item is never lost, at worst fetched twice.
  */
 export interface Frontier {
-  /** False when the URL was seen before (or is not an http(s) URL). */
-  add(item: FrontierItem): boolean;
-  /** The next queued item, now in flight; undefined when the queue is empty. */
-  next(): FrontierItem | undefined;
-  complete(item: FrontierItem): void;
-  /** Items waiting (not in flight). */
-  readonly queued: number;
-  /** Distinct URLs ever accepted. */
-  readonly discovered: number;
-  /** True only when the queue is empty and nothing is in flight. */
-  readonly finished: boolean;
+  /** Accepts the items not seen before; answers how many were accepted. */
+  add(items: readonly FrontierItem[]): Promise<number>;
+  /** The next queued item, now in flight; undefined when nothing is queued. */
+  next(): Promise<FrontierItem | undefined>;
+  complete(item: FrontierItem): Promise<void>;
+  stats(): Promise<FrontierStats>;
+  /** Puts every in-flight item back in the queue; answers how many. */
+  requeueInFlight(): Promise<number>;
 }
+
+export const isFinished = (s: FrontierStats): boolean => s.queued === 0 && s.inFlight === 0;

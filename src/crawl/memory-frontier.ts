@@ -1,46 +1,54 @@
-import type { Frontier, FrontierItem } from './frontier.js';
+import type { Frontier, FrontierItem, FrontierStats } from './frontier.js';
 import { normalizeUrl } from './normalize.js';
 
-/** The in-process frontier: a FIFO queue and a set of normalized URLs seen. */
+/** The in-process frontier (attached crawls, map): a FIFO queue and a set of normalized URLs seen. */
 export class MemoryFrontier implements Frontier {
   private readonly seen = new Set<string>();
   private readonly queue: FrontierItem[] = [];
+  private readonly inFlight = new Set<FrontierItem>();
   private head = 0;
-  private inFlight = 0;
 
-  add(item: FrontierItem): boolean {
-    const key = normalizeUrl(item.url);
-    if (key === null || this.seen.has(key)) return false;
-    this.seen.add(key);
-    this.queue.push({ ...item, url: key });
-    return true;
+  add(items: readonly FrontierItem[]): Promise<number> {
+    let accepted = 0;
+    for (const item of items) {
+      const key = normalizeUrl(item.url);
+      if (key === null || this.seen.has(key)) continue;
+      this.seen.add(key);
+      this.queue.push({ ...item, url: key });
+      accepted++;
+    }
+    return Promise.resolve(accepted);
   }
 
-  next(): FrontierItem | undefined {
-    if (this.head >= this.queue.length) return undefined;
+  next(): Promise<FrontierItem | undefined> {
+    if (this.head >= this.queue.length) return Promise.resolve(undefined);
     const item = this.queue[this.head]!;
     this.queue[this.head++] = undefined as unknown as FrontierItem; // let the item be collected
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue.splice(0, this.head);
       this.head = 0;
     }
-    this.inFlight++;
-    return item;
+    this.inFlight.add(item);
+    return Promise.resolve(item);
   }
 
-  complete(_item: FrontierItem): void {
-    this.inFlight = Math.max(0, this.inFlight - 1);
+  complete(item: FrontierItem): Promise<void> {
+    this.inFlight.delete(item);
+    return Promise.resolve();
   }
 
-  get queued(): number {
-    return this.queue.length - this.head;
+  stats(): Promise<FrontierStats> {
+    return Promise.resolve({
+      queued: this.queue.length - this.head,
+      inFlight: this.inFlight.size,
+      discovered: this.seen.size,
+    });
   }
 
-  get discovered(): number {
-    return this.seen.size;
-  }
-
-  get finished(): boolean {
-    return this.queued === 0 && this.inFlight === 0;
+  requeueInFlight(): Promise<number> {
+    const items = [...this.inFlight];
+    this.inFlight.clear();
+    this.queue.splice(this.head, 0, ...items);
+    return Promise.resolve(items.length);
   }
 }

@@ -1,43 +1,40 @@
+import { Gate } from '../lib/gate.js';
+import { sleep } from '../lib/sleep.js';
+
 /**
- * Per-host politeness: at most `maxPerHost` requests in flight to a host, and request starts spaced by
- * the host's delay (robots Crawl-delay, else the configured minimum).
+ * Per-host politeness for one crawl: at most `maxPerHost` requests in flight to a host (a Gate per host,
+ * the service's one concurrency primitive), and request starts spaced by the host's delay (robots
+ * Crawl-delay, else the configured minimum). Waiters are woken in order, never by polling.
  */
 export class HostLimiter {
-  private readonly hosts = new Map<string, { active: number; nextStart: number }>();
+  private readonly hosts = new Map<string, { gate: Gate; nextStart: number }>();
 
   constructor(private readonly maxPerHost: number) {}
 
-  /** Waits for a slot for `host`; resolves false if `signal` aborts first. */
+  /** Waits for a slot for `host` and its turn; false (holding nothing) if `signal` aborts first. */
   async acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean> {
-    for (;;) {
-      if (signal.aborted) return false;
-      const state = this.hosts.get(host) ?? { active: 0, nextStart: 0 };
+    let state = this.hosts.get(host);
+    if (!state) {
+      state = { gate: new Gate(`host ${host}`, this.maxPerHost, Number.POSITIVE_INFINITY), nextStart: 0 };
       this.hosts.set(host, state);
-      const now = Date.now();
-      if (state.active < this.maxPerHost && now >= state.nextStart) {
-        state.active++;
-        state.nextStart = now + delayMs;
-        return true;
-      }
-      const wait = state.active < this.maxPerHost ? state.nextStart - now : 10;
-      await sleep(Math.max(1, wait), signal);
     }
+    try {
+      await state.gate.enter(signal);
+    } catch {
+      return false;
+    }
+    const now = Date.now();
+    const start = Math.max(now, state.nextStart);
+    state.nextStart = start + delayMs;
+    await sleep(start - now, signal);
+    if (signal.aborted) {
+      state.gate.leave();
+      return false;
+    }
+    return true;
   }
 
   release(host: string): void {
-    const state = this.hosts.get(host);
-    if (state) state.active = Math.max(0, state.active - 1);
+    this.hosts.get(host)?.gate.leave();
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

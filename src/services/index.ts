@@ -12,7 +12,15 @@ import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeBody } from '../schemas/scrape.js';
 import { ContentPool } from './content-pool.js';
 import { crawlSite } from './crawl.js';
-import type { CrawlDeps } from './crawl.js';
+import type { CrawlDeps } from './crawl-run.js';
+import { firecrawlDocument } from './firecrawl-options.js';
+import { extractBodyOf, llmsTxtBodyOf, llmsTxtResultOf, mergeExtracted } from './firecrawl-tasks.js';
+import type { ExtractJobRequest, LlmsTxtJobRequest } from './firecrawl-tasks.js';
+import { JobManager } from './jobs.js';
+import { WebhookSender } from './webhooks.js';
+import { SqliteDb } from '../jobs/sqlite.js';
+import { SqliteJobStore } from '../jobs/sqlite-job-store.js';
+import { toAppError } from '../errors.js';
 import { LlmClient } from '../extract/llm.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
 import { extractBatch } from './extract.js';
@@ -43,6 +51,9 @@ export interface Services {
   extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
   search(body: SearchBody, signal: AbortSignal): Promise<SearchResult[]>;
   llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
+  /** Asynchronous jobs (Firecrawl's crawl, batch scrape, extract, llms.txt). */
+  jobs: JobManager;
+  crawlDeps: CrawlDeps;
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
   /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */
@@ -127,20 +138,60 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     extract: gate('extract', config.maxConcurrentRequests),
     crawl: gate('crawl', config.maxConcurrentCrawls),
   };
+  let sql: SqliteDb | null = null;
+  let storeError: string | null = null;
+  try {
+    sql = SqliteDb.open(config.dataDir);
+  } catch (err) {
+    storeError = toAppError(err).message;
+    log.error({ dataDir: config.dataDir, reason: storeError }, 'job store unavailable; job routes answer 503');
+  }
+  const extractDeps = {
+    ...crawlDeps,
+    llm,
+    concurrency: config.extractConcurrency,
+    llmMaxInputChars: config.llmMaxInputChars,
+  };
+  const jobs = new JobManager({
+    sql,
+    store: sql ? new SqliteJobStore(sql, config.jobTtlMs) : null,
+    storeError,
+    crawl: crawlDeps,
+    webhooks: new WebhookSender({ ...guard, secret: config.webhookSecret, log }),
+    shapeDocument: (doc, sourceUrl) => firecrawlDocument(doc, sourceUrl),
+    tasks: {
+      extract: async (request, signal) => {
+        const body = extractBodyOf(request as ExtractJobRequest, config.llm!);
+        return mergeExtracted(await gates.extract.run(() => extractBatch(body, signal, extractDeps), signal));
+      },
+      llmstxt: async (request, signal) => {
+        const req = request as LlmsTxtJobRequest;
+        const body = llmsTxtBodyOf(req, config.llm);
+        const result = await generateLlmsTxt(body, signal, { ...crawlDeps, llm });
+        return llmsTxtResultOf(result, req.showFullText);
+      },
+    },
+    log,
+    ttlMs: config.jobTtlMs,
+    maxRunning: config.maxRunningJobs,
+    maxInterruptions: 3,
+    purgeIntervalMs: config.jobPurgeIntervalMs,
+  });
   return {
+    jobs,
+    crawlDeps,
     scrape: (body, deadline) =>
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
-    crawl: (body, signal) => gatedStream(gates.crawl, crawlSite(body, signal, crawlDeps), signal),
+    crawl: (body, signal) =>
+      gatedStream(
+        gates.crawl,
+        crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null),
+        signal,
+      ),
     map: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
     extract: (body, signal) =>
       gates.extract.run(
-        () =>
-          extractBatch(body, signal, {
-            ...crawlDeps,
-            llm,
-            concurrency: config.extractConcurrency,
-            llmMaxInputChars: config.llmMaxInputChars,
-          }),
+        () => extractBatch(body, signal, extractDeps),
         signal,
       ),
     search: (body, signal) =>
@@ -150,6 +201,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     browserStats: () => browser?.stats() ?? null,
     contentStats: () => content.stats(),
     close: async () => {
+      await jobs.close();
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
     },
   };

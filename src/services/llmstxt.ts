@@ -9,7 +9,7 @@ import { mapWithLimit } from '../lib/map-limit.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import { DEFAULT_LLM_MODEL } from '../schemas/extract.js';
 import type { LlmsTxtBody } from '../schemas/search.js';
-import type { CrawlDeps } from './crawl.js';
+import type { CrawlDeps } from './crawl-run.js';
 import { mapSite } from './map.js';
 import { checkPageOptions, fetchAndRender } from './scrape.js';
 

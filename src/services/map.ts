@@ -1,12 +1,14 @@
 import { toAppError } from '../errors.js';
 import { normalizeUrl, siteHost } from '../crawl/normalize.js';
+import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { RobotsCache } from '../crawl/robots.js';
 import { sitemapUrls } from '../crawl/sitemap.js';
 import type { Deadline } from '../lib/deadline.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { MapBody } from '../schemas/crawl.js';
-import type { CrawlDeps } from './crawl.js';
-import { checkPageOptions, fetchAndRender } from './scrape.js';
+import { CrawlRun } from './crawl-run.js';
+import type { CrawlDeps, CrawlSink, CrawlSpec } from './crawl-run.js';
+import { checkPageOptions } from './scrape.js';
 
 /** Pages fetched for links when sitemaps are thin, and how deep that shallow crawl goes. */
 const LINK_CRAWL_PAGES = 20;
@@ -68,47 +70,37 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
     );
   }
 
-  // In-page links: always the start page; a shallow crawl when sitemaps did not give enough.
-  const budget = wanted() >= limit ? 1 : LINK_CRAWL_PAGES;
-  const visited = new Set<string>();
-  let level = [start.href];
-  for (let depth = 0; depth < LINK_CRAWL_DEPTH && level.length > 0 && visited.size < budget; depth++) {
-    const next: string[] = [];
-    while (level.length > 0 && visited.size < budget && !deadline.expired) {
-      const batch = level.splice(0, Math.min(LINK_CRAWL_CONCURRENCY, budget - visited.size));
-      await Promise.all(
-        batch.map(async (page) => {
-          if (visited.has(page)) return;
-          visited.add(page);
-          const url = new URL(page);
-          if (!(await robots.rulesFor(url, deadline)).isAllowed(url.href)) {
-            deps.log.debug(
-              { op: 'map', url: page, reason: 'robots.txt disallows fetching it' },
-              'page not read',
-            );
-            return;
-          }
-          try {
-            const rendered = await fetchAndRender(
-              { url, sourceUrl: page, options: pageOptions, discover: true },
-              deadline,
-              deps,
-            );
-            add(rendered.links);
-            // Follow every in-site link of the page, including ones the sitemap already listed.
-            for (const link of rendered.links) {
-              const key = normalizeUrl(link);
-              if (key !== null && found.has(key) && !visited.has(key)) next.push(key);
-            }
-          } catch (err) {
-            // A page that fails to load contributes no links; discovery goes on.
-            deps.log.debug({ op: 'map', url: page, reason: toAppError(err).code }, 'page not read');
-          }
-        }),
-      );
-    }
-    level = next.filter((page) => !visited.has(page));
-  }
+  // In-page links: always the start page; a shallow crawl (the crawler itself, on an in-memory frontier)
+  // when sitemaps did not give enough. Every in-site link is followed, including ones the sitemap listed.
+  const spec: CrawlSpec = {
+    seeds: [start.href],
+    follow: true,
+    limit: wanted() >= limit ? 1 : LINK_CRAWL_PAGES,
+    maxDepth: LINK_CRAWL_DEPTH - 1,
+    scope: { patterns: 'glob', allowBackwardLinks: true, allowExternalLinks: false, allowSubdomains: includeSubdomains },
+    ignoreQueryParameters: false,
+    sitemap: 'skip',
+    maxPaginationPages: 0,
+    robots: true,
+    delayMs: 0,
+    concurrency: LINK_CRAWL_CONCURRENCY,
+    page: { ...pageOptions, timeout: Math.max(1, deadline.remainingMs()) },
+  };
+  const sink: CrawlSink = {
+    document: (_item, _doc, links) => Promise.resolve(add(links)),
+    failed: (url, e) => {
+      // A page that fails to load contributes no links; discovery goes on.
+      deps.log.debug({ op: 'map', url, reason: e.code }, 'page not read');
+      return Promise.resolve();
+    },
+    robotsBlocked: (url) => {
+      deps.log.debug({ op: 'map', url, reason: 'robots.txt disallows fetching it' }, 'page not read');
+      return Promise.resolve();
+    },
+  };
+  await new CrawlRun(spec, new MemoryFrontier(), sink, deps).run(deadline.signal, true).catch((err: unknown) => {
+    deps.log.debug({ op: 'map', reason: toAppError(err).code }, 'link discovery stopped');
+  });
 
   return [...found.keys()].filter((key) => matches(new URL(key))).slice(0, limit);
 }

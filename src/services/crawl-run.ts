@@ -1,0 +1,327 @@
+import type { Logger } from '../lib/logger.js';
+import type { FetchResource } from '../crawl/fetch-port.js';
+import type { Frontier, FrontierItem } from '../crawl/frontier.js';
+import { isFinished } from '../crawl/frontier.js';
+import { HostLimiter } from '../crawl/politeness.js';
+import { RobotsCache } from '../crawl/robots.js';
+import type { RobotsRules } from '../crawl/robots.js';
+import { CrawlScope } from '../crawl/scope.js';
+import type { ScopeOptions } from '../crawl/scope.js';
+import { sitemapUrls } from '../crawl/sitemap.js';
+import { toAppError } from '../errors.js';
+import type { AppError } from '../errors.js';
+import { Deadline } from '../lib/deadline.js';
+import type { PageDocument } from '../schemas/page.js';
+import type { ScrapeOptions } from '../schemas/scrape.js';
+import type { ScrapeDeps } from './scrape.js';
+import { fetchAndRender } from './scrape.js';
+
+export interface CrawlSettings {
+  /** Delay between request starts to one host when robots.txt sets no Crawl-delay. */
+  minDelayMs: number;
+  /** Longest Crawl-delay honoured (a robots.txt asking for more gets this). */
+  maxDelayMs: number;
+  /** Pages fetched at once by a parallel crawl. */
+  concurrency: number;
+  /** Requests in flight to one host at most. */
+  hostConcurrency: number;
+  /** Upper bound for `limit`. */
+  maxPages: number;
+  /** Product token matched against robots.txt User-agent lines. */
+  robotsAgent: string;
+}
+
+export interface CrawlDeps extends ScrapeDeps {
+  settings: CrawlSettings;
+  fetchResource: FetchResource;
+  /** Where pages left out (robots, scope, failures) are logged with the reason. */
+  log: Logger;
+}
+
+/** Everything a crawl (or a batch, which is a crawl that follows nothing) needs to run; stored with its job. */
+export interface CrawlSpec {
+  /** Start URLs at depth 0: a crawl's start URL, or a batch's URLs. */
+  seeds: string[];
+  /** Follow links found on pages (false for a batch). */
+  follow: boolean;
+  limit: number;
+  /** Link hops followed from the seeds. */
+  maxDepth: number;
+  scope: Omit<ScopeOptions, 'include' | 'exclude'> & {
+    include?: string[];
+    exclude?: string[];
+    /** How include/exclude are read: globs on the path (seed API) or regular expressions (Firecrawl). */
+    patterns: 'glob' | 'regex';
+    /** Regular expressions are tested against the whole URL instead of the path. */
+    patternsOnFullUrl?: boolean;
+  };
+  /** Drop the query string of discovered URLs (one page per path). */
+  ignoreQueryParameters: boolean;
+  /** Seed from sitemaps too (`include`), not at all (`skip`), or only from sitemaps (`only`). */
+  sitemap: 'include' | 'skip' | 'only';
+  /** Pagination pages followed at most (0: none). */
+  maxPaginationPages: number;
+  /** Respect robots.txt (crawls do; a batch of URLs given one by one is like scrape, which does not). */
+  robots: boolean;
+  /**
+   * Delay between request starts to one host, ms (Firecrawl `delay`; 0 for batches and map); a longer robots
+   * Crawl-delay still applies. Null: robots Crawl-delay, else CRAWL_MIN_DELAY_MS.
+   */
+  delayMs: number | null;
+  /** Pages fetched at once. */
+  concurrency: number;
+  /** Options of each page. */
+  page: ScrapeOptions;
+}
+
+/** Where a crawl's results go: a job's store, or the caller attached to the seed's crawl. */
+export interface CrawlSink {
+  /** A page is about to be fetched (the seed stream's status event). */
+  fetching?(url: string, crawled: number, queued: number): void;
+  /** Resolves when the document is kept (stored, or taken by the reader: backpressure). */
+  document(item: FrontierItem, doc: PageDocument, links: string[]): Promise<void>;
+  failed(url: string, error: AppError): Promise<void>;
+  robotsBlocked(url: string): Promise<void>;
+  /** Pages expected so far (the job's `total`). */
+  progress?(total: number): void;
+}
+
+export interface CrawlSummary {
+  crawled: number;
+  errors: number;
+  discovered: number;
+  /** Why the crawl ended early ("limit"), null when it ran out of URLs. */
+  stopped: 'limit' | null;
+  skipped: { robots: number; outOfScope: number; tooDeep: number };
+}
+
+/**
+ * One crawl's state and workers: its frontier, robots rules, host politeness and counters live here (not in
+ * closures), so a job can be resumed from its stored frontier and counts. Stops when the frontier is
+ * exhausted, `limit` pages were attempted, or `signal` aborts (cancel, shutdown, caller gone).
+ */
+export class CrawlRun {
+  private readonly scope: CrawlScope;
+  private readonly robots: RobotsCache;
+  private readonly limiter: HostLimiter;
+  private readonly start: URL;
+  private crawled: number;
+  private errors: number;
+  private reserved: number;
+  private paginationFollowed = 0;
+  private hitLimit = false;
+  private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0 };
+  /** Wakes workers waiting for URLs that pages in flight may still add. */
+  private wake: (() => void) | null = null;
+
+  constructor(
+    private readonly spec: CrawlSpec,
+    private readonly frontier: Frontier,
+    private readonly sink: CrawlSink,
+    private readonly deps: CrawlDeps,
+    resumed: { crawled: number; errors: number } = { crawled: 0, errors: 0 },
+    matchers: Pick<ScopeOptions, 'include' | 'exclude'> = {},
+  ) {
+    this.start = new URL(spec.seeds[0]!);
+    const { allowBackwardLinks, allowExternalLinks, allowSubdomains, maxPathDepth } = spec.scope;
+    this.scope = new CrawlScope(this.start, {
+      allowBackwardLinks,
+      allowExternalLinks,
+      allowSubdomains,
+      maxPathDepth,
+      ...matchers,
+    });
+    this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
+    this.limiter = new HostLimiter(deps.settings.hostConcurrency);
+    this.crawled = resumed.crawled;
+    this.errors = resumed.errors;
+    this.reserved = resumed.crawled + resumed.errors;
+  }
+
+  private get timeout(): number {
+    return this.spec.page.timeout ?? 30000;
+  }
+
+  private drop(url: string, reason: keyof CrawlSummary['skipped'], detail: string): void {
+    this.skipped[reason]++;
+    this.deps.log.debug({ op: 'crawl', url, reason: detail }, 'url dropped');
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** Runs to the end; `fresh` seeds the frontier (a resumed job already has one). */
+  async run(signal: AbortSignal, fresh: boolean): Promise<CrawlSummary> {
+    if (fresh) await this.seed(signal);
+    await this.reportTotal();
+    const workers = Math.max(1, this.spec.concurrency);
+    const failure: { error?: unknown } = {};
+    const stopAll = new AbortController();
+    const runSignal = AbortSignal.any([signal, stopAll.signal]);
+    await Promise.all(
+      Array.from({ length: workers }, () =>
+        this.worker(runSignal).catch((error: unknown) => {
+          // A failing worker (the store is gone) stops its siblings; the job fails with the reason.
+          failure.error ??= error;
+          stopAll.abort();
+        }),
+      ),
+    );
+    if (failure.error !== undefined) throw failure.error;
+    const stats = await this.frontier.stats();
+    if (this.reserved >= this.spec.limit && stats.queued > 0) this.hitLimit = true;
+    return {
+      crawled: this.crawled,
+      errors: this.errors,
+      discovered: stats.discovered,
+      stopped: this.hitLimit ? 'limit' : null,
+      skipped: { ...this.skipped },
+    };
+  }
+
+  private async seed(signal: AbortSignal): Promise<void> {
+    const { spec } = this;
+    const seeds = spec.sitemap === 'only' && spec.follow ? [] : spec.seeds;
+    await this.enqueue(seeds, 0, false, true);
+    if (!spec.follow || spec.sitemap === 'skip') return;
+    const deadline = Deadline.after(this.timeout, signal);
+    const rules = await this.robots.rulesFor(this.start, deadline);
+    const roots = [...rules.sitemaps, new URL('/sitemap.xml', this.start).href];
+    const pages = await sitemapUrls(
+      roots,
+      this.deps.fetchResource,
+      (body, url, d) => this.deps.content.sitemap(body, url, d),
+      { maxUrls: Math.min(spec.limit * 10, 50_000), maxSitemaps: 50, maxDepth: 3 },
+      deadline,
+    );
+    await this.enqueue(pages, spec.sitemap === 'only' ? 0 : 1, false);
+    if (spec.sitemap === 'only' && (await this.frontier.stats()).discovered === 0) {
+      // A site without a sitemap still gets its start page.
+      await this.enqueue(spec.seeds, 0, false, true);
+    }
+  }
+
+  private async reportTotal(): Promise<void> {
+    if (!this.sink.progress) return;
+    const s = await this.frontier.stats();
+    this.sink.progress(Math.min(this.spec.limit, s.discovered - this.skipped.robots));
+  }
+
+  private async enqueue(links: string[], depth: number, pagination: boolean, seeds = false): Promise<void> {
+    const { spec } = this;
+    const items: FrontierItem[] = [];
+    let paginationBudget = spec.maxPaginationPages - this.paginationFollowed;
+    for (const link of links) {
+      let url: URL;
+      try {
+        url = new URL(link);
+      } catch {
+        continue;
+      }
+      if (spec.ignoreQueryParameters) url.search = '';
+      if (!seeds && !this.scope.allows(url)) {
+        this.drop(url.href, 'outOfScope', 'outside the crawl scope (paths, backward or external link rules)');
+        continue;
+      }
+      if (pagination) {
+        if (paginationBudget <= 0) break;
+        paginationBudget--;
+      } else if (depth > spec.maxDepth) {
+        this.drop(url.href, 'tooDeep', `deeper than maxDepth ${spec.maxDepth}`);
+        continue;
+      }
+      items.push({ url: url.href, depth, pagination });
+    }
+    if (items.length === 0) return;
+    const accepted = await this.frontier.add(items);
+    if (pagination) this.paginationFollowed += accepted;
+    if (accepted > 0) this.notify();
+  }
+
+  private async worker(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && this.reserved < this.spec.limit) {
+      const item = await this.frontier.next();
+      if (!item) {
+        if (isFinished(await this.frontier.stats())) return;
+        // Pages in flight may still add URLs: wait for them (or 100 ms, for a frontier shared with others).
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 100);
+          const prev = this.wake;
+          this.wake = () => {
+            clearTimeout(timer);
+            prev?.();
+            resolve();
+          };
+        });
+        continue;
+      }
+      try {
+        await this.crawlOne(item, signal);
+      } finally {
+        // An item whose page was cut short by a cancel stays in flight for a resume to fetch again.
+        if (!signal.aborted) await this.frontier.complete(item);
+        this.notify();
+      }
+    }
+  }
+
+  private async rulesFor(url: URL, signal: AbortSignal): Promise<RobotsRules | null> {
+    if (!this.spec.robots) return null;
+    return this.robots.rulesFor(url, Deadline.after(this.timeout, signal));
+  }
+
+  private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<void> {
+    const { spec, deps } = this;
+    const url = new URL(item.url);
+    const rules = await this.rulesFor(url, signal);
+    if (rules && !rules.isAllowed(url.href)) {
+      this.drop(url.href, 'robots', 'robots.txt disallows it');
+      await this.sink.robotsBlocked(url.href);
+      return;
+    }
+    if (this.reserved >= spec.limit) {
+      this.hitLimit = true;
+      return;
+    }
+    this.reserved++;
+    const robotsDelay = rules?.crawlDelayMs ?? null;
+    const wanted =
+      spec.delayMs === null ? (robotsDelay ?? deps.settings.minDelayMs) : Math.max(spec.delayMs, robotsDelay ?? 0);
+    const delay = Math.min(wanted, deps.settings.maxDelayMs);
+    if (!(await this.limiter.acquire(url.host, delay, signal))) {
+      this.reserved--;
+      return;
+    }
+    try {
+      if (this.sink.fetching) {
+        const stats = await this.frontier.stats();
+        this.sink.fetching(url.href, this.crawled, stats.queued);
+      }
+      const rendered = await fetchAndRender(
+        { url, sourceUrl: item.url, options: spec.page, discover: spec.follow },
+        Deadline.after(this.timeout, signal),
+        deps,
+      );
+      if (signal.aborted) return;
+      this.crawled++;
+      await this.sink.document(item, rendered.document, rendered.links);
+      if (spec.follow && spec.sitemap !== 'only') {
+        await this.enqueue(rendered.links, item.depth + 1, false); // links past maxDepth are counted as skipped
+        if (spec.maxPaginationPages > 0) await this.enqueue(rendered.pagination, item.depth, true);
+        await this.reportTotal();
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      const e = toAppError(err);
+      if (e.code === 'STORE_UNAVAILABLE') throw e;
+      this.errors++;
+      deps.log.debug({ op: 'crawl', url: url.href, reason: e.code }, 'page failed');
+      await this.sink.failed(url.href, e);
+    } finally {
+      this.limiter.release(url.host);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+import { randomUUID } from 'node:crypto';
+import { BadRequestError } from '../errors.js';
+import { parseTargetUrl } from '../lib/target-url.js';
+import type { FormatName } from '../schemas/common.js';
+import type { FcBatchBody, FcCrawlV1Body, FcCrawlV2Body, FcScrapeOptions, FcWebhook } from '../schemas/firecrawl.js';
+import type { PageDocument } from '../schemas/page.js';
+import type { ScrapeOptions } from '../schemas/scrape.js';
+import type { CrawlSettings, CrawlSpec } from './crawl-run.js';
+import { checkPageOptions } from './scrape.js';
+import type { WebhookTarget } from './webhooks.js';
+
+const SUPPORTED_FORMATS = new Set<FormatName>(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot']);
+const NO_CACHE_PROXIES = new Set(['basic', 'auto']);
+
+/** Fields asking for something this server does not do: a 400 naming the field, never silently ignored. */
+function refuse(field: string, why: string): never {
+  throw new BadRequestError(`${field}: ${why}`);
+}
+
+function formatsOf(formats: FcScrapeOptions['formats'], prefix: string): FormatName[] {
+  const out: FormatName[] = [];
+  for (const [i, f] of (formats ?? ['markdown']).entries()) {
+    const name = typeof f === 'string' ? f : f.type;
+    if (name === 'screenshot@fullPage' || (typeof f === 'object' && (f as Record<string, unknown>).fullPage === true)) {
+      refuse(`${prefix}formats[${i}]`, 'full-page screenshots are not supported by this server yet');
+    }
+    if (!SUPPORTED_FORMATS.has(name as FormatName)) {
+      refuse(
+        `${prefix}formats[${i}]`,
+        `format '${name}' is not supported by this server (supported: ${[...SUPPORTED_FORMATS].join(', ')})`,
+      );
+    }
+    if (!out.includes(name as FormatName)) out.push(name as FormatName);
+  }
+  return out;
+}
+
+/** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
+export function scrapeOptionsOf(o: FcScrapeOptions, prefix: string, browserAvailable: boolean): ScrapeOptions {
+  if (o.mobile) refuse(`${prefix}mobile`, 'mobile emulation is not supported by this server yet');
+  if (o.proxy !== undefined && !NO_CACHE_PROXIES.has(o.proxy)) {
+    refuse(`${prefix}proxy`, `proxy '${o.proxy}' is not available on this server (basic or auto)`);
+  }
+  if (o.useMock !== undefined) refuse(`${prefix}useMock`, 'mocks are not supported');
+  if (o.actions && o.actions.length > 0) refuse(`${prefix}actions`, 'use /api/v1/scrape for browser actions');
+  if (o.jsonOptions || o.extract) refuse(`${prefix}jsonOptions`, 'the json format is not supported by this server yet');
+  if (o.changeTrackingOptions) refuse(`${prefix}changeTrackingOptions`, 'change tracking is not supported');
+  if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
+  if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
+  if (o.profile !== undefined) refuse(`${prefix}profile`, 'browser profiles are not supported');
+  const page: ScrapeOptions = {
+    formats: formatsOf(o.formats, prefix),
+    onlyMainContent: o.onlyMainContent ?? true,
+    includeTags: o.includeTags,
+    excludeTags: o.excludeTags,
+    headers: o.headers,
+    waitFor: o.waitFor,
+    timeout: o.timeout,
+    skipTlsVerification: o.skipTlsVerification,
+    removeBase64Images: o.removeBase64Images,
+  };
+  for (const key of Object.keys(page) as (keyof ScrapeOptions)[]) if (page[key] === undefined) delete page[key];
+  checkPageOptions(page, browserAvailable);
+  return page;
+}
+
+export function webhookOf(webhook: FcWebhook | undefined): WebhookTarget | null {
+  if (webhook === undefined) return null;
+  const w = typeof webhook === 'string' ? { url: webhook } : webhook;
+  let url: URL;
+  try {
+    url = new URL(w.url);
+  } catch {
+    refuse('webhook.url', 'must be an absolute http or https URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') refuse('webhook.url', 'must be http or https');
+  return {
+    url: url.href,
+    headers: w.headers ?? {},
+    metadata: (w.metadata ?? {}) as Record<string, unknown>,
+    events: w.events ?? ['started', 'page', 'completed', 'failed'],
+  };
+}
+
+function regexes(patterns: string[] | undefined, field: string): string[] | undefined {
+  for (const [i, p] of (patterns ?? []).entries()) {
+    try {
+      new RegExp(p);
+    } catch (err) {
+      refuse(`${field}[${i}]`, `invalid regular expression: ${(err as Error).message}`);
+    }
+  }
+  return patterns;
+}
+
+/** A Firecrawl crawl request (v1 or v2) as a crawl spec. */
+export function crawlSpecOf(
+  body: FcCrawlV2Body | FcCrawlV1Body,
+  api: 'v1' | 'v2',
+  settings: CrawlSettings,
+  browserAvailable: boolean,
+): CrawlSpec {
+  const start = parseTargetUrl(body.url);
+  if ('prompt' in body && body.prompt !== undefined) {
+    refuse('prompt', 'crawl options generated from a prompt need an LLM; set the crawl fields instead');
+  }
+  if (body.ignoreRobotsTxt) refuse('ignoreRobotsTxt', 'this server always respects robots.txt');
+  if (body.robotsUserAgent !== undefined) refuse('robotsUserAgent', 'robots.txt is matched as "Pagewright"');
+  const limit = body.limit ?? 10_000;
+  if (limit > settings.maxPages) refuse('limit', `must be <= ${settings.maxPages} on this server (CRAWL_MAX_PAGES)`);
+  const v1 = api === 'v1' ? (body as FcCrawlV1Body) : null;
+  const sitemap = v1 ? (v1.ignoreSitemap ? 'skip' : 'include') : ((body as FcCrawlV2Body).sitemap ?? 'include');
+  const entireDomain = body.crawlEntireDomain ?? v1?.allowBackwardLinks ?? false;
+  return {
+    seeds: [start.href],
+    follow: true,
+    limit,
+    maxDepth: body.maxDiscoveryDepth ?? 1000,
+    scope: {
+      include: regexes(body.includePaths, 'includePaths'),
+      exclude: regexes(body.excludePaths, 'excludePaths'),
+      patterns: 'regex',
+      patternsOnFullUrl: body.regexOnFullURL ?? false,
+      allowBackwardLinks: entireDomain,
+      allowExternalLinks: body.allowExternalLinks ?? false,
+      allowSubdomains: body.allowSubdomains ?? false,
+      maxPathDepth: v1 ? (v1.maxDepth ?? 10) : null,
+    },
+    ignoreQueryParameters: body.ignoreQueryParameters ?? false,
+    sitemap,
+    maxPaginationPages: 50,
+    robots: true,
+    delayMs: body.delay !== undefined ? Math.round(body.delay * 1000) : null,
+    concurrency: Math.min(body.maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
+    page: scrapeOptionsOf(body.scrapeOptions ?? {}, 'scrapeOptions.', browserAvailable),
+  };
+}
+
+/** A Firecrawl batch scrape as a crawl that follows nothing; invalid URLs are refused or listed. */
+export function batchSpecOf(
+  body: FcBatchBody,
+  api: 'v1' | 'v2',
+  settings: CrawlSettings,
+  browserAvailable: boolean,
+): { spec: CrawlSpec; invalidURLs: string[] | undefined } {
+  const ignoreInvalid = body.ignoreInvalidURLs ?? api === 'v2';
+  if (body.appendToId !== undefined) refuse('appendToId', 'appending to a batch is not supported');
+  if (body.agent !== undefined) refuse('agent', 'agents are not supported');
+  const seeds: string[] = [];
+  const invalid: string[] = [];
+  for (const [i, url] of body.urls.entries()) {
+    try {
+      seeds.push(parseTargetUrl(url).href);
+    } catch (err) {
+      if (!ignoreInvalid) refuse(`urls[${i}]`, (err as Error).message);
+      invalid.push(url);
+    }
+  }
+  if (seeds.length === 0) refuse('urls', 'no valid URL to scrape');
+  const { urls: _u, webhook: _w, appendToId: _a, ignoreInvalidURLs: _i, maxConcurrency, agent: _g, origin: _o, integration: _n, ...options } = body;
+  return {
+    spec: {
+      seeds,
+      follow: false,
+      limit: seeds.length,
+      maxDepth: 0,
+      scope: { patterns: 'glob', allowBackwardLinks: true, allowExternalLinks: true, allowSubdomains: true },
+      ignoreQueryParameters: false,
+      sitemap: 'skip',
+      maxPaginationPages: 0,
+      robots: false,
+      delayMs: 0,
+      concurrency: Math.min(maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
+      page: scrapeOptionsOf(options, '', browserAvailable),
+    },
+    invalidURLs: ignoreInvalid ? invalid : undefined,
+  };
+}
+
+/** A page as Firecrawl's document: the requested formats and Firecrawl's metadata names. */
+export function firecrawlDocument(doc: PageDocument, sourceUrl: string): Record<string, unknown> {
+  const { metadata: m, title: _t, description: _d, url: _u, ...formats } = doc;
+  return {
+    ...(formats as Record<string, unknown>),
+    metadata: {
+      title: m.title,
+      description: m.description,
+      language: m.language,
+      ...(m.keywords !== null ? { keywords: m.keywords } : {}),
+      ...(m.robots !== null ? { robots: m.robots } : {}),
+      ...(m.ogTitle !== null ? { ogTitle: m.ogTitle } : {}),
+      ...(m.ogDescription !== null ? { ogDescription: m.ogDescription } : {}),
+      ...(m.ogUrl !== null ? { ogUrl: m.ogUrl } : {}),
+      ...(m.ogImage !== null ? { ogImage: m.ogImage } : {}),
+      sourceURL: sourceUrl,
+      url: m.url,
+      statusCode: m.statusCode,
+      contentType: m.contentType,
+      scrapeId: randomUUID(),
+      proxyUsed: 'basic',
+    },
+  };
+}

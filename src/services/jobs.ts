@@ -1,0 +1,301 @@
+import { randomUUID } from 'node:crypto';
+import type { Frontier } from '../crawl/frontier.js';
+import { MemoryFrontier } from '../crawl/memory-frontier.js';
+import { regexMatcher, globMatcher } from '../crawl/scope.js';
+import type { ScopeOptions } from '../crawl/scope.js';
+import { AppError, JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
+import type { JobKind, JobRecord, JobStore } from '../jobs/job-store.js';
+import { FINAL_STATES } from '../jobs/job-store.js';
+import { MemoryJobStore } from '../jobs/memory-job-store.js';
+import { SqliteFrontier } from '../jobs/sqlite-frontier.js';
+import type { SqliteDb } from '../jobs/sqlite.js';
+import { Gate } from '../lib/gate.js';
+import type { Logger } from '../lib/logger.js';
+import type { PageDocument } from '../schemas/page.js';
+import { CrawlRun } from './crawl-run.js';
+import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
+import type { WebhookSender, WebhookTarget } from './webhooks.js';
+
+/** What a crawl or batch job stores as its request: enough to run it again after a crash. */
+export interface CrawlJobRequest {
+  spec: CrawlSpec;
+  /** Which Firecrawl surface started it: decides the document and webhook shapes. */
+  api: 'v1' | 'v2';
+  webhook: WebhookTarget | null;
+  /** The URL the caller gave (Firecrawl answers it back). */
+  url: string;
+}
+
+/** Runs a job that produces one value (extract, llms.txt) from its stored request. */
+export type TaskRunner = (request: unknown, signal: AbortSignal) => Promise<unknown>;
+
+/** Turns a page into the stored document of a job (Firecrawl's document shape for its API version). */
+export type DocumentShaper = (doc: PageDocument, sourceUrl: string, api: 'v1' | 'v2') => Record<string, unknown>;
+
+export interface JobManagerDeps {
+  /** The durable store; null when it cannot be opened (job routes then answer 503 with `storeError`). */
+  sql: SqliteDb | null;
+  store: JobStore | null;
+  storeError: string | null;
+  crawl: CrawlDeps;
+  webhooks: WebhookSender;
+  shapeDocument: DocumentShaper;
+  tasks: Partial<Record<JobKind, TaskRunner>>;
+  log: Logger;
+  ttlMs: number;
+  /** Jobs running at once; more wait their turn in `scraping`. */
+  maxRunning: number;
+  /** A job found interrupted more often than this fails instead of resuming (no crash loop). */
+  maxInterruptions: number;
+  purgeIntervalMs: number;
+}
+
+/** Firecrawl's webhook event prefix for a job kind. */
+const EVENT_PREFIX: Record<JobKind, string> = {
+  crawl: 'crawl',
+  batch_scrape: 'batch_scrape',
+  extract: 'extract',
+  llmstxt: 'llmstxt',
+};
+
+export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'exclude'> {
+  const { scope } = spec;
+  if (scope.patterns === 'glob') return { include: globMatcher(scope.include), exclude: globMatcher(scope.exclude) };
+  const full = scope.patternsOnFullUrl ?? false;
+  return { include: regexMatcher(scope.include, full), exclude: regexMatcher(scope.exclude, full) };
+}
+
+/**
+ * Queues, runs, cancels, resumes and purges jobs. Every job is stored before its id is answered; at startup
+ * the jobs a dead process left in `scraping` are resumed from their frontier (in-flight URLs requeued), or
+ * failed with the reason once they were interrupted too often. Attached jobs (the seed's crawl and stream)
+ * run on the same engine with an in-memory store and frontier: only their caller reads them.
+ */
+export class JobManager {
+  private readonly running = new Map<string, AbortController>();
+  private readonly gate: Gate;
+  private readonly memory: MemoryJobStore;
+  private readonly purgeTimer: NodeJS.Timeout;
+  private closing = false;
+
+  constructor(private readonly deps: JobManagerDeps) {
+    this.gate = new Gate('job', deps.maxRunning, Number.POSITIVE_INFINITY);
+    this.memory = new MemoryJobStore(deps.ttlMs);
+    this.purgeTimer = setInterval(() => void this.purge(), deps.purgeIntervalMs);
+    this.purgeTimer.unref();
+  }
+
+  /** The durable store, or the 503 that says why there is none. */
+  private get store(): JobStore {
+    if (!this.deps.store) throw new StoreUnavailableError(`Job store unavailable: ${this.deps.storeError}`);
+    return this.deps.store;
+  }
+
+  async get(id: string): Promise<JobRecord> {
+    const job = await this.store.get(id);
+    if (!job || !job.listed) throw new NotFoundError('Job not found');
+    return job;
+  }
+
+  documents(id: string, skip: number, limit: number, maxBytes: number) {
+    return this.store.documents(id, skip, limit, maxBytes);
+  }
+
+  errors(id: string) {
+    return this.store.errors(id);
+  }
+
+  robotsBlocked(id: string) {
+    return this.store.robotsBlocked(id);
+  }
+
+  active(): Promise<JobRecord[]> {
+    return this.store.active();
+  }
+
+  /** Stores a crawl or batch job and starts it in the background; resolves once it is stored. */
+  async startCrawl(kind: 'crawl' | 'batch_scrape', request: CrawlJobRequest): Promise<JobRecord> {
+    const job = await this.store.create({
+      id: randomUUID(),
+      kind,
+      request,
+      listed: true,
+      total: kind === 'batch_scrape' ? request.spec.seeds.length : 0,
+    });
+    this.launch(job, true);
+    return job;
+  }
+
+  /** Stores a one-value job (extract, llms.txt) and starts it in the background. */
+  async startTask(kind: JobKind, request: unknown): Promise<JobRecord> {
+    const job = await this.store.create({ id: randomUUID(), kind, request, listed: true, total: 1 });
+    this.launch(job, true);
+    return job;
+  }
+
+  /**
+   * Cancels a running job: it stops fetching at once and its documents stay readable. A job already over
+   * answers JobFinishedError (409); an unknown one NotFoundError.
+   */
+  async cancel(id: string): Promise<void> {
+    const job = await this.get(id);
+    if (FINAL_STATES.has(job.state)) throw new JobFinishedError(`Job is already ${job.state}`);
+    const changed = await this.store.finish(id, 'cancelled');
+    this.running.get(id)?.abort();
+    if (!changed) {
+      const now = await this.get(id);
+      if (now.state !== 'cancelled') throw new JobFinishedError(`Job is already ${now.state}`);
+    }
+  }
+
+  /**
+   * Runs a crawl whose caller reads it as it goes (the seed's /crawl and /crawl/stream): an unlisted job on
+   * the in-memory store, cancelled when `signal` aborts (the caller went away). Admission is the caller's
+   * (the seed's crawl gate), so these never wait behind durable jobs.
+   */
+  async attachCrawl(spec: CrawlSpec, sink: CrawlSink, signal: AbortSignal): Promise<CrawlSummary> {
+    const job = await this.memory.create({ id: randomUUID(), kind: 'crawl', request: null, listed: false, total: 0 });
+    try {
+      const run = new CrawlRun(spec, new MemoryFrontier(), sink, this.deps.crawl, undefined, matchersFor(spec));
+      const summary = await run.run(signal, true);
+      await this.memory.finish(job.id, signal.aborted ? 'cancelled' : 'completed');
+      return summary;
+    } catch (err) {
+      await this.memory.finish(job.id, 'failed', { error: toAppError(err).message });
+      throw err;
+    }
+  }
+
+  /** Resumes the jobs a dead process left running (called once at startup). */
+  async resumeInterrupted(): Promise<void> {
+    if (!this.deps.store) return;
+    for (const job of await this.deps.store.claimInterrupted()) {
+      if (job.interruptions > this.deps.maxInterruptions) {
+        const error = `Job was interrupted ${job.interruptions} times (the service stopped while running it); giving up`;
+        await this.deps.store.finish(job.id, 'failed', { error });
+        this.deps.log.warn({ jobId: job.id, interruptions: job.interruptions }, 'interrupted job failed');
+        this.notify(job, 'failed', { error });
+        continue;
+      }
+      this.deps.log.info({ jobId: job.id, kind: job.kind }, 'resuming interrupted job');
+      this.launch(job, false);
+    }
+  }
+
+  private launch(job: JobRecord, fresh: boolean): void {
+    const controller = new AbortController();
+    this.running.set(job.id, controller);
+    void this.gate
+      .enter(controller.signal)
+      .then(async () => {
+        try {
+          if (!controller.signal.aborted) await this.execute(job, fresh, controller.signal);
+        } finally {
+          this.gate.leave();
+        }
+      })
+      .catch((err: unknown) => {
+        this.deps.log.error({ jobId: job.id, err }, 'job runner failed');
+      })
+      .finally(() => this.running.delete(job.id));
+  }
+
+  private async execute(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
+    const store = this.store;
+    if (fresh) this.notify(job, 'started', {});
+    try {
+      let result: unknown;
+      if (job.kind === 'crawl' || job.kind === 'batch_scrape') await this.runCrawl(job, fresh, signal);
+      else {
+        const runner = this.deps.tasks[job.kind];
+        if (!runner) throw new StoreUnavailableError(`No runner for ${job.kind} jobs`);
+        result = await runner(job.request, signal);
+      }
+      if (signal.aborted) return; // cancelled (already final) or the service is stopping (resumed later)
+      if (await store.finish(job.id, 'completed', { result })) {
+        this.notify(await this.get(job.id), 'completed', {});
+      }
+    } catch (err) {
+      if (signal.aborted) return;
+      const e = toAppError(err);
+      const error = e instanceof AppError && e.code !== 'INTERNAL' ? e.message : 'Internal error';
+      if (e.code === 'INTERNAL') this.deps.log.error({ jobId: job.id, err }, 'job failed');
+      await store.finish(job.id, 'failed', { error }).catch(() => undefined);
+      this.notify(job, 'failed', { error });
+    }
+  }
+
+  private frontierFor(jobId: string): Frontier {
+    if (!this.deps.sql) throw new StoreUnavailableError(`Job store unavailable: ${this.deps.storeError}`);
+    return new SqliteFrontier(this.deps.sql, jobId);
+  }
+
+  private async runCrawl(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
+    const store = this.store;
+    const request = job.request as CrawlJobRequest;
+    const frontier = this.frontierFor(job.id);
+    if (!fresh) await frontier.requeueInFlight();
+    const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
+    const sink: CrawlSink = {
+      document: async (item, doc) => {
+        const body = this.deps.shapeDocument(doc, item.url, request.api);
+        if (await store.addDocument(job.id, item.url, JSON.stringify(body))) {
+          this.notify(job, 'page', { data: [body] });
+        }
+      },
+      failed: (url, e) => store.addError(job.id, url, e.code, e.message),
+      robotsBlocked: (url) => store.addRobotsBlocked(job.id, url),
+      progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
+    };
+    const run = new CrawlRun(request.spec, frontier, sink, this.deps.crawl, resumed, matchersFor(request.spec));
+    const freshFrontier = fresh || (await frontier.stats()).discovered === 0;
+    await run.run(signal, freshFrontier);
+  }
+
+  /** Sends a webhook event for `job` when it asked for one (Firecrawl's body shape). */
+  private notify(job: JobRecord, event: string, extra: { data?: unknown[]; error?: string }): void {
+    const request = job.request as { webhook?: WebhookTarget | null } | null;
+    const target = request?.webhook;
+    if (!target) return;
+    const type = `${EVENT_PREFIX[job.kind]}.${event}`;
+    this.deps.webhooks.send(job.id, target, type, {
+      success: event !== 'failed',
+      type,
+      id: job.id,
+      webhookId: job.id,
+      data: extra.data ?? [],
+      metadata: target.metadata,
+      ...(extra.error ? { error: extra.error } : {}),
+    });
+  }
+
+  private async purge(): Promise<void> {
+    try {
+      const purged = await this.deps.store?.purgeExpired(Date.now());
+      if (purged) this.deps.log.info({ purged }, 'expired jobs purged');
+      await this.memory.purgeExpired(Date.now());
+    } catch (err) {
+      this.deps.log.warn({ err }, 'purging expired jobs failed');
+    }
+  }
+
+  /** Purges now (tests, and the timer). */
+  purgeNow(): Promise<void> {
+    return this.purge();
+  }
+
+  /**
+   * Stops every running job without ending it: a clean stop keeps jobs in `scraping` so the next start
+   * resumes them, and does not count as an interruption.
+   */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearInterval(this.purgeTimer);
+    const ids = [...this.running.keys()];
+    for (const controller of this.running.values()) controller.abort();
+    if (this.deps.store) await Promise.all(ids.map((id) => this.deps.store!.suspend(id).catch(() => undefined)));
+    await this.deps.webhooks.close();
+    await this.deps.store?.close();
+  }
+}
