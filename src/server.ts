@@ -7,6 +7,9 @@ import { registerRequestLog } from './request-log.js';
 import crawlStreamRoute from './routes/crawl-stream.js';
 import crawlRoute from './routes/crawl.js';
 import extractRoute from './routes/extract.js';
+import firecrawlBatchRoutes from './routes/firecrawl-batch.js';
+import firecrawlCrawlRoutes from './routes/firecrawl-crawl.js';
+import firecrawlTaskRoutes from './routes/firecrawl-tasks.js';
 import healthRoutes from './routes/health.js';
 import llmstxtRoute from './routes/llmstxt.js';
 import searchRoute from './routes/search.js';
@@ -75,5 +78,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(extractRoute);
   await app.register(searchRoute);
   await app.register(llmstxtRoute);
+  await app.register(firecrawlCrawlRoutes);
+  await app.register(firecrawlBatchRoutes);
+  await app.register(firecrawlTaskRoutes);
   return app as unknown as FastifyInstance;
 }

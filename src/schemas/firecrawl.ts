@@ -174,13 +174,17 @@ export type FcLlmsTxtBody = Static<typeof FcLlmsTxtBody>;
 
 export const JobIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
+/** Query strings are text (the service never coerces types): digits only, read as numbers by the route. */
+const Digits = (description: string) => Type.String({ pattern: '^[0-9]{1,9}$', description });
+
 export const StatusQuery = Type.Object(
   {
-    skip: Opt(Type.Integer({ minimum: 0 })),
-    limit: Opt(Type.Integer({ minimum: 1, maximum: 100000 })),
+    skip: Opt(Digits('Documents to skip (what `next` carries).')),
+    limit: Opt(Digits('Documents in this page at most (also bounded by ~10 MiB).')),
   },
   { additionalProperties: false },
 );
+export type StatusQuery = Static<typeof StatusQuery>;
 
 const AnyObject = Type.Object({}, { additionalProperties: true });
 

@@ -54,6 +54,8 @@ export interface Services {
   /** Asynchronous jobs (Firecrawl's crawl, batch scrape, extract, llms.txt). */
   jobs: JobManager;
   crawlDeps: CrawlDeps;
+  /** The server's own LLM (OPENAI_BASE_URL...), for Firecrawl's extract and llms.txt jobs. */
+  serverLlm: Config['llm'];
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
   /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */
@@ -180,6 +182,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
   return {
     jobs,
     crawlDeps,
+    serverLlm: config.llm,
     scrape: (body, deadline) =>
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
     crawl: (body, signal) =>
