@@ -55,6 +55,8 @@ export interface Config {
   maxHtmlDepth: number;
   /** Most DOM nodes of a page that are processed. */
   maxHtmlNodes: number;
+  /** Keys accepted in `Authorization: Bearer <key>` or `X-Api-Key`; empty: no authentication. */
+  apiKeys: string[];
   /** Folder of the embedded job store (SQLite file `pagewright.db`). */
   dataDir: string;
   /** How long a job and its documents are kept after it ends (JOB_TTL_HOURS). */
@@ -177,13 +179,21 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
     maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', DEFAULT_TREE_LIMITS.maxDepth, 10, 100_000),
     maxHtmlNodes: int(env, 'MAX_HTML_NODES', DEFAULT_TREE_LIMITS.maxNodes, 1000, 50_000_000),
+    apiKeys: (env.API_KEYS ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== ''),
     dataDir: env.DATA_DIR || './data',
     jobTtlMs: hours(env, 'JOB_TTL_HOURS', 24),
     jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),
     maxRunningJobs: int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000),
     webhookSecret: env.WEBHOOK_SECRET || null,
     llm: env.OPENAI_BASE_URL
-      ? { baseUrl: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY || undefined, model: env.MODEL_NAME || 'gpt-4o-mini' }
+      ? {
+          baseUrl: env.OPENAI_BASE_URL,
+          apiKey: env.OPENAI_API_KEY || undefined,
+          model: env.MODEL_NAME || 'gpt-4o-mini',
+        }
       : null,
   };
 }

@@ -34,6 +34,12 @@ export class UnsupportedMediaTypeError extends AppError {
   readonly status = 415;
 }
 
+/** API_KEYS is set and the request carries no valid key. */
+export class UnauthorizedError extends AppError {
+  readonly code = 'UNAUTHORIZED';
+  readonly status = 401;
+}
+
 export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
   readonly status = 404;

@@ -2,6 +2,7 @@ import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { registerApiKeys } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { registerRequestLog } from './request-log.js';
 import crawlStreamRoute from './routes/crawl-stream.js';
@@ -58,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setErrorHandler(errorHandler);
   registerRequestLog(app);
+  registerApiKeys(app as unknown as FastifyInstance, deps.config.apiKeys);
   app.setNotFoundHandler(notFoundHandler);
 
   await app.register(swagger, {

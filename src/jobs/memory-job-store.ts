@@ -36,7 +36,13 @@ export class MemoryJobStore implements JobStore {
       expiresAt: now + this.ttlMs,
       interruptions: 0,
     };
-    this.jobs.set(job.id, { job: record, documents: [], urls: new Set(), errors: new Map(), blocked: new Set() });
+    this.jobs.set(job.id, {
+      job: record,
+      documents: [],
+      urls: new Set(),
+      errors: new Map(),
+      blocked: new Set(),
+    });
     return Promise.resolve({ ...record });
   }
 
@@ -47,7 +53,9 @@ export class MemoryJobStore implements JobStore {
 
   active(): Promise<JobRecord[]> {
     return Promise.resolve(
-      [...this.jobs.values()].filter((e) => e.job.listed && e.job.state === 'scraping').map((e) => ({ ...e.job })),
+      [...this.jobs.values()]
+        .filter((e) => e.job.listed && e.job.state === 'scraping')
+        .map((e) => ({ ...e.job })),
     );
   }
 

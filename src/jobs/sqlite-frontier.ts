@@ -25,7 +25,9 @@ export class SqliteFrontier implements Frontier {
       add: p(
         'INSERT OR IGNORE INTO frontier (job_id, key, seq, depth, pagination, state) VALUES (?, ?, ?, ?, ?, 0)',
       ),
-      head: p('SELECT key, depth, pagination FROM frontier WHERE job_id = ? AND state = 0 ORDER BY seq LIMIT 1'),
+      head: p(
+        'SELECT key, depth, pagination FROM frontier WHERE job_id = ? AND state = 0 ORDER BY seq LIMIT 1',
+      ),
       take: p('UPDATE frontier SET state = 1 WHERE job_id = ? AND key = ?'),
       done: p('UPDATE frontier SET state = 2 WHERE job_id = ? AND key = ? AND state = 1'),
       requeue: p('UPDATE frontier SET state = 0 WHERE job_id = ? AND state = 1'),

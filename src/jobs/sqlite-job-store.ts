@@ -9,8 +9,21 @@ const JOB_COLUMNS =
   'id, kind, state, request, listed, total, completed, error, result, created_at, updated_at, expires_at, interruptions';
 
 function toJob(row: Row): JobRecord {
-  const [id, kind, state, request, listed, total, completed, error, result, created, updated, expires, inter] =
-    row;
+  const [
+    id,
+    kind,
+    state,
+    request,
+    listed,
+    total,
+    completed,
+    error,
+    result,
+    created,
+    updated,
+    expires,
+    inter,
+  ] = row;
   return {
     id: id as string,
     kind: kind as JobRecord['kind'],
@@ -42,7 +55,9 @@ export class SqliteJobStore implements JobStore {
         `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (?, ?, 'scraping', ?, ?, ?, 0, NULL, NULL, ?, ?, ?, 0)`,
       ),
       get: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`),
-      active: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'scraping' AND listed = 1 ORDER BY created_at`),
+      active: p(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'scraping' AND listed = 1 ORDER BY created_at`,
+      ),
       setTotal: p('UPDATE jobs SET total = max(?, completed), updated_at = ? WHERE id = ?'),
       addDoc: p(
         'INSERT OR IGNORE INTO documents (job_id, seq, url, bytes, body) VALUES (?, (SELECT completed FROM jobs WHERE id = ?), ?, ?, ?)',
@@ -87,7 +102,16 @@ export class SqliteJobStore implements JobStore {
   create(job: NewJob): Promise<JobRecord> {
     const now = Date.now();
     return this.sql.write(() => {
-      this.q.insert.run(job.id, job.kind, JSON.stringify(job.request), job.listed ? 1 : 0, job.total, now, now, now + this.ttlMs);
+      this.q.insert.run(
+        job.id,
+        job.kind,
+        JSON.stringify(job.request),
+        job.listed ? 1 : 0,
+        job.total,
+        now,
+        now,
+        now + this.ttlMs,
+      );
       return toJob(this.q.get.get(job.id) as Row);
     });
   }
@@ -177,7 +201,14 @@ export class SqliteJobStore implements JobStore {
       // An attached job's caller died with the process: nobody can read it, so it is cancelled.
       for (const [id] of this.q.unlisted.all() as [string][]) {
         const now = Date.now();
-        this.q.finish.run('cancelled', 'the service stopped while its caller was attached', null, now, now + this.ttlMs, id);
+        this.q.finish.run(
+          'cancelled',
+          'the service stopped while its caller was attached',
+          null,
+          now,
+          now + this.ttlMs,
+          id,
+        );
         this.q.dropFrontier.run(id);
       }
       return (this.q.interrupted.all() as Row[]).map(toJob);

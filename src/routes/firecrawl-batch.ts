@@ -21,7 +21,14 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     const tags = [`firecrawl-${api}`];
     app.post(
       `/${api}/batch/scrape`,
-      { schema: { tags, summary: 'Start a batch scrape job (1 to 1,000 URLs)', body: FcBatchBody, response: { 200: FcStartReply, ...errors } } },
+      {
+        schema: {
+          tags,
+          summary: 'Start a batch scrape job (1 to 1,000 URLs)',
+          body: FcBatchBody,
+          response: { 200: FcStartReply, ...errors },
+        },
+      },
       async (req) => startBatch(app.services, req.body, api, req),
     );
     app.get(
@@ -39,16 +46,32 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     );
     app.delete(
       `/${api}/batch/scrape/:id`,
-      { schema: { tags, summary: 'Cancel a batch scrape job', params: JobIdParams, response: { 200: FcCancelReply, ...errors } } },
+      {
+        schema: {
+          tags,
+          summary: 'Cancel a batch scrape job',
+          params: JobIdParams,
+          response: { 200: FcCancelReply, ...errors },
+        },
+      },
       async (req) => cancelJob(app.services, req.params.id, kinds, api),
     );
     const errorsRoute = {
-      schema: { tags, summary: 'Failed URLs of a batch scrape', params: JobIdParams, response: { 200: FcErrorsReply, ...errors } },
+      schema: {
+        tags,
+        summary: 'Failed URLs of a batch scrape',
+        params: JobIdParams,
+        response: { 200: FcErrorsReply, ...errors },
+      },
     };
-    app.get(`/${api}/batch/scrape/:id/errors`, errorsRoute, async (req) => jobErrors(app.services, req.params.id, kinds, api));
+    app.get(`/${api}/batch/scrape/:id/errors`, errorsRoute, async (req) =>
+      jobErrors(app.services, req.params.id, kinds, api),
+    );
     if (api === 'v1') {
-      app.delete(`/${api}/batch/scrape/:id/errors`, { ...errorsRoute, schema: { ...errorsRoute.schema, hide: true } }, async (req) =>
-        jobErrors(app.services, req.params.id, kinds, api),
+      app.delete(
+        `/${api}/batch/scrape/:id/errors`,
+        { ...errorsRoute, schema: { ...errorsRoute.schema, hide: true } },
+        async (req) => jobErrors(app.services, req.params.id, kinds, api),
       );
     }
   }

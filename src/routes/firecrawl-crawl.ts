@@ -24,7 +24,14 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     const statusKinds: ('crawl' | 'batch_scrape')[] = api === 'v1' ? ['crawl', 'batch_scrape'] : ['crawl'];
     app.post(
       `/${api}/crawl`,
-      { schema: { tags, summary: 'Start a crawl job', body: Body, response: { 200: FcStartReply, ...errors } } },
+      {
+        schema: {
+          tags,
+          summary: 'Start a crawl job',
+          body: Body,
+          response: { 200: FcStartReply, ...errors },
+        },
+      },
       async (req) => startCrawl(app.services, req.body, api, req),
     );
     app.get(
@@ -47,17 +54,33 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     );
     app.delete(
       `/${api}/crawl/:id`,
-      { schema: { tags, summary: 'Cancel a crawl job', params: JobIdParams, response: { 200: FcCancelReply, ...errors } } },
+      {
+        schema: {
+          tags,
+          summary: 'Cancel a crawl job',
+          params: JobIdParams,
+          response: { 200: FcCancelReply, ...errors },
+        },
+      },
       async (req) => cancelJob(app.services, req.params.id, statusKinds, api),
     );
     const errorsRoute = {
-      schema: { tags, summary: 'Failed URLs and robots-blocked URLs of a crawl', params: JobIdParams, response: { 200: FcErrorsReply, ...errors } },
+      schema: {
+        tags,
+        summary: 'Failed URLs and robots-blocked URLs of a crawl',
+        params: JobIdParams,
+        response: { 200: FcErrorsReply, ...errors },
+      },
     };
-    app.get(`/${api}/crawl/:id/errors`, errorsRoute, async (req) => jobErrors(app.services, req.params.id, statusKinds, api));
+    app.get(`/${api}/crawl/:id/errors`, errorsRoute, async (req) =>
+      jobErrors(app.services, req.params.id, statusKinds, api),
+    );
     // v1's SDK asks for errors with DELETE: answered as a read.
     if (api === 'v1') {
-      app.delete(`/${api}/crawl/:id/errors`, { ...errorsRoute, schema: { ...errorsRoute.schema, hide: true } }, async (req) =>
-        jobErrors(app.services, req.params.id, statusKinds, api),
+      app.delete(
+        `/${api}/crawl/:id/errors`,
+        { ...errorsRoute, schema: { ...errorsRoute.schema, hide: true } },
+        async (req) => jobErrors(app.services, req.params.id, statusKinds, api),
       );
     }
   }

@@ -1,11 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { FcErrorReply, FcExtractBody, FcLlmsTxtBody, FcTaskStatusReply, JobIdParams } from '../schemas/firecrawl.js';
+import {
+  FcErrorReply,
+  FcExtractBody,
+  FcLlmsTxtBody,
+  FcTaskStatusReply,
+  JobIdParams,
+} from '../schemas/firecrawl.js';
 import { Type } from 'typebox';
 import { startExtract, startLlmsTxt, taskStatus } from '../services/firecrawl-jobs.js';
 import type { Api } from '../services/firecrawl-jobs.js';
 
 const errors = { '4xx': FcErrorReply, '5xx': FcErrorReply };
-const Started = Type.Object({ success: Type.Literal(true), id: Type.String(), urlTrace: Type.Optional(Type.Array(Type.String())) });
+const Started = Type.Object({
+  success: Type.Literal(true),
+  id: Type.String(),
+  urlTrace: Type.Optional(Type.Array(Type.String())),
+});
 
 /** Firecrawl's extract jobs (v2 and v1) and v1's llms.txt jobs. */
 const route: FastifyPluginAsyncTypebox = async (app) => {
@@ -13,24 +23,52 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     const tags = [`firecrawl-${api}`];
     app.post(
       `/${api}/extract`,
-      { schema: { tags, summary: 'Start an extract job (server LLM)', body: FcExtractBody, response: { 200: Started, ...errors } } },
+      {
+        schema: {
+          tags,
+          summary: 'Start an extract job (server LLM)',
+          body: FcExtractBody,
+          response: { 200: Started, ...errors },
+        },
+      },
       async (req) => startExtract(app.services, req.body),
     );
     app.get(
       `/${api}/extract/:id`,
-      { schema: { tags, summary: 'An extract job: status and data', params: JobIdParams, response: { 200: FcTaskStatusReply, ...errors } } },
+      {
+        schema: {
+          tags,
+          summary: 'An extract job: status and data',
+          params: JobIdParams,
+          response: { 200: FcTaskStatusReply, ...errors },
+        },
+      },
       async (req) => taskStatus(app.services, req.params.id, 'extract', api),
     );
   }
   const tags = ['firecrawl-v1'];
   app.post(
     '/v1/llmstxt',
-    { schema: { tags, summary: 'Start an llms.txt job', body: FcLlmsTxtBody, response: { 200: Started, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'Start an llms.txt job',
+        body: FcLlmsTxtBody,
+        response: { 200: Started, ...errors },
+      },
+    },
     async (req) => startLlmsTxt(app.services, req.body),
   );
   app.get(
     '/v1/llmstxt/:id',
-    { schema: { tags, summary: 'An llms.txt job: status and data', params: JobIdParams, response: { 200: FcTaskStatusReply, ...errors } } },
+    {
+      schema: {
+        tags,
+        summary: 'An llms.txt job: status and data',
+        params: JobIdParams,
+        response: { 200: FcTaskStatusReply, ...errors },
+      },
+    },
     async (req) => taskStatus(app.services, req.params.id, 'llmstxt', 'v1'),
   );
 };

@@ -17,7 +17,10 @@ export const FcFormat = Type.Union([
   Type.Object({ type: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: true }),
 ]);
 
-export const FcAction = Type.Object({ type: Type.String({ minLength: 1, maxLength: 100 }) }, { additionalProperties: true });
+export const FcAction = Type.Object(
+  { type: Type.String({ minLength: 1, maxLength: 100 }) },
+  { additionalProperties: true },
+);
 
 /** Scrape options common to v1 and v2 (the v2 defaults apply where the versions differ). */
 export const FcScrapeOptionFields = {
@@ -215,7 +218,13 @@ export const FcStatusReply = Type.Object(
 
 export const FcErrorsReply = Type.Object({
   errors: Type.Array(
-    Type.Object({ id: Type.String(), timestamp: Type.String(), url: Type.String(), code: Type.String(), error: Type.String() }),
+    Type.Object({
+      id: Type.String(),
+      timestamp: Type.String(),
+      url: Type.String(),
+      code: Type.String(),
+      error: Type.String(),
+    }),
   ),
   robotsBlocked: Type.Array(Type.String()),
 });
@@ -225,7 +234,13 @@ export const FcCancelReply = Type.Object({ success: Type.Literal(true), status: 
 export const FcActiveReply = Type.Object({
   success: Type.Literal(true),
   crawls: Type.Array(
-    Type.Object({ id: Type.String(), teamId: Type.String(), url: Type.String(), created_at: Type.String(), options: AnyObject }),
+    Type.Object({
+      id: Type.String(),
+      teamId: Type.String(),
+      url: Type.String(),
+      created_at: Type.String(),
+      options: AnyObject,
+    }),
   ),
 });
 

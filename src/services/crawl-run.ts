@@ -289,7 +289,9 @@ export class CrawlRun {
     this.reserved++;
     const robotsDelay = rules?.crawlDelayMs ?? null;
     const wanted =
-      spec.delayMs === null ? (robotsDelay ?? deps.settings.minDelayMs) : Math.max(spec.delayMs, robotsDelay ?? 0);
+      spec.delayMs === null
+        ? (robotsDelay ?? deps.settings.minDelayMs)
+        : Math.max(spec.delayMs, robotsDelay ?? 0);
     const delay = Math.min(wanted, deps.settings.maxDelayMs);
     if (!(await this.limiter.acquire(url.host, delay, signal))) {
       this.reserved--;

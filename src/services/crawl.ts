@@ -25,15 +25,29 @@ function toCrawlPage(doc: PageDocument): CrawlPage {
 }
 
 /** The seed API's crawl request as a crawl spec (input is checked here, before the first event). */
-export function seedCrawlSpec(body: CrawlBody, settings: CrawlSettings, browserAvailable: boolean): CrawlSpec {
+export function seedCrawlSpec(
+  body: CrawlBody,
+  settings: CrawlSettings,
+  browserAvailable: boolean,
+): CrawlSpec {
   const start = parseTargetUrl(body.url);
   checkPageOptions(body, browserAvailable);
   const limit = body.limit ?? 100;
   if (limit > settings.maxPages) {
     throw new BadRequestError(`limit must be <= ${settings.maxPages} on this server (CRAWL_MAX_PAGES)`);
   }
-  const { url: _url, limit: _l, maxDepth, includePaths, excludePaths, origin: _o, integration: _i, ...rest } = body;
-  const { allowBackwardLinks, allowExternalLinks, detectPagination, maxPaginationPages, ignoreSitemap } = rest;
+  const {
+    url: _url,
+    limit: _l,
+    maxDepth,
+    includePaths,
+    excludePaths,
+    origin: _o,
+    integration: _i,
+    ...rest
+  } = body;
+  const { allowBackwardLinks, allowExternalLinks, detectPagination, maxPaginationPages, ignoreSitemap } =
+    rest;
   const { useParallel, ...page } = rest;
   delete page.allowBackwardLinks;
   delete page.allowExternalLinks;

@@ -1,6 +1,12 @@
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { JobKind, JobRecord } from '../jobs/job-store.js';
-import type { FcBatchBody, FcCrawlV1Body, FcCrawlV2Body, FcExtractBody, FcLlmsTxtBody } from '../schemas/firecrawl.js';
+import type {
+  FcBatchBody,
+  FcCrawlV1Body,
+  FcCrawlV2Body,
+  FcExtractBody,
+  FcLlmsTxtBody,
+} from '../schemas/firecrawl.js';
 import type { Services } from './index.js';
 import { batchSpecOf, crawlSpecOf, webhookOf } from './firecrawl-options.js';
 import { extractRequestOf, llmsTxtRequestOf } from './firecrawl-tasks.js';
@@ -35,7 +41,12 @@ async function jobOf(services: Services, id: string, kinds: JobKind[], api: Api)
   return job;
 }
 
-export async function startCrawl(services: Services, body: FcCrawlV2Body | FcCrawlV1Body, api: Api, origin: Origin) {
+export async function startCrawl(
+  services: Services,
+  body: FcCrawlV2Body | FcCrawlV1Body,
+  api: Api,
+  origin: Origin,
+) {
   const { settings } = services.crawlDeps;
   const request: CrawlJobRequest = {
     spec: crawlSpecOf(body, api, settings, services.crawlDeps.browser !== null),
@@ -48,7 +59,12 @@ export async function startCrawl(services: Services, body: FcCrawlV2Body | FcCra
 }
 
 export async function startBatch(services: Services, body: FcBatchBody, api: Api, origin: Origin) {
-  const { spec, invalidURLs } = batchSpecOf(body, api, services.crawlDeps.settings, services.crawlDeps.browser !== null);
+  const { spec, invalidURLs } = batchSpecOf(
+    body,
+    api,
+    services.crawlDeps.settings,
+    services.crawlDeps.browser !== null,
+  );
   const request: CrawlJobRequest = { spec, api, webhook: webhookOf(body.webhook), url: spec.seeds[0]! };
   const job = await services.jobs.startCrawl('batch_scrape', request);
   return {
@@ -95,9 +111,17 @@ export async function jobStatus(
   };
 }
 
-export async function jobErrors(services: Services, id: string, kinds: ('crawl' | 'batch_scrape')[], api: Api) {
+export async function jobErrors(
+  services: Services,
+  id: string,
+  kinds: ('crawl' | 'batch_scrape')[],
+  api: Api,
+) {
   await jobOf(services, id, kinds, api);
-  const [errors, robotsBlocked] = await Promise.all([services.jobs.errors(id), services.jobs.robotsBlocked(id)]);
+  const [errors, robotsBlocked] = await Promise.all([
+    services.jobs.errors(id),
+    services.jobs.robotsBlocked(id),
+  ]);
   return {
     errors: errors.map((e) => ({
       id: e.id,
@@ -152,7 +176,9 @@ export async function startLlmsTxt(services: Services, body: FcLlmsTxtBody) {
 export async function taskStatus(services: Services, id: string, kind: 'extract' | 'llmstxt', api: Api) {
   const job = await jobOf(services, id, [kind], api).catch((err: unknown) => {
     if (err instanceof NotFoundError) {
-      throw new NotFoundError(kind === 'extract' ? 'Extract job not found' : 'llmsTxt generation job not found');
+      throw new NotFoundError(
+        kind === 'extract' ? 'Extract job not found' : 'llmsTxt generation job not found',
+      );
     }
     throw err;
   });

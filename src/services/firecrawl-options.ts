@@ -2,14 +2,27 @@ import { randomUUID } from 'node:crypto';
 import { BadRequestError } from '../errors.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { FormatName } from '../schemas/common.js';
-import type { FcBatchBody, FcCrawlV1Body, FcCrawlV2Body, FcScrapeOptions, FcWebhook } from '../schemas/firecrawl.js';
+import type {
+  FcBatchBody,
+  FcCrawlV1Body,
+  FcCrawlV2Body,
+  FcScrapeOptions,
+  FcWebhook,
+} from '../schemas/firecrawl.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
 import type { CrawlSettings, CrawlSpec } from './crawl-run.js';
 import { checkPageOptions } from './scrape.js';
 import type { WebhookTarget } from './webhooks.js';
 
-const SUPPORTED_FORMATS = new Set<FormatName>(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot']);
+const SUPPORTED_FORMATS = new Set<FormatName>([
+  'markdown',
+  'html',
+  'rawHtml',
+  'links',
+  'images',
+  'screenshot',
+]);
 const NO_CACHE_PROXIES = new Set(['basic', 'auto']);
 
 /** Fields asking for something this server does not do: a 400 naming the field, never silently ignored. */
@@ -21,7 +34,10 @@ function formatsOf(formats: FcScrapeOptions['formats'], prefix: string): FormatN
   const out: FormatName[] = [];
   for (const [i, f] of (formats ?? ['markdown']).entries()) {
     const name = typeof f === 'string' ? f : f.type;
-    if (name === 'screenshot@fullPage' || (typeof f === 'object' && (f as Record<string, unknown>).fullPage === true)) {
+    if (
+      name === 'screenshot@fullPage' ||
+      (typeof f === 'object' && (f as Record<string, unknown>).fullPage === true)
+    ) {
       refuse(`${prefix}formats[${i}]`, 'full-page screenshots are not supported by this server yet');
     }
     if (!SUPPORTED_FORMATS.has(name as FormatName)) {
@@ -36,14 +52,19 @@ function formatsOf(formats: FcScrapeOptions['formats'], prefix: string): FormatN
 }
 
 /** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
-export function scrapeOptionsOf(o: FcScrapeOptions, prefix: string, browserAvailable: boolean): ScrapeOptions {
+export function scrapeOptionsOf(
+  o: FcScrapeOptions,
+  prefix: string,
+  browserAvailable: boolean,
+): ScrapeOptions {
   if (o.mobile) refuse(`${prefix}mobile`, 'mobile emulation is not supported by this server yet');
   if (o.proxy !== undefined && !NO_CACHE_PROXIES.has(o.proxy)) {
     refuse(`${prefix}proxy`, `proxy '${o.proxy}' is not available on this server (basic or auto)`);
   }
   if (o.useMock !== undefined) refuse(`${prefix}useMock`, 'mocks are not supported');
   if (o.actions && o.actions.length > 0) refuse(`${prefix}actions`, 'use /api/v1/scrape for browser actions');
-  if (o.jsonOptions || o.extract) refuse(`${prefix}jsonOptions`, 'the json format is not supported by this server yet');
+  if (o.jsonOptions || o.extract)
+    refuse(`${prefix}jsonOptions`, 'the json format is not supported by this server yet');
   if (o.changeTrackingOptions) refuse(`${prefix}changeTrackingOptions`, 'change tracking is not supported');
   if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
@@ -59,7 +80,8 @@ export function scrapeOptionsOf(o: FcScrapeOptions, prefix: string, browserAvail
     skipTlsVerification: o.skipTlsVerification,
     removeBase64Images: o.removeBase64Images,
   };
-  for (const key of Object.keys(page) as (keyof ScrapeOptions)[]) if (page[key] === undefined) delete page[key];
+  for (const key of Object.keys(page) as (keyof ScrapeOptions)[])
+    if (page[key] === undefined) delete page[key];
   checkPageOptions(page, browserAvailable);
   return page;
 }
@@ -107,9 +129,14 @@ export function crawlSpecOf(
   if (body.ignoreRobotsTxt) refuse('ignoreRobotsTxt', 'this server always respects robots.txt');
   if (body.robotsUserAgent !== undefined) refuse('robotsUserAgent', 'robots.txt is matched as "Pagewright"');
   const limit = body.limit ?? 10_000;
-  if (limit > settings.maxPages) refuse('limit', `must be <= ${settings.maxPages} on this server (CRAWL_MAX_PAGES)`);
+  if (limit > settings.maxPages)
+    refuse('limit', `must be <= ${settings.maxPages} on this server (CRAWL_MAX_PAGES)`);
   const v1 = api === 'v1' ? (body as FcCrawlV1Body) : null;
-  const sitemap = v1 ? (v1.ignoreSitemap ? 'skip' : 'include') : ((body as FcCrawlV2Body).sitemap ?? 'include');
+  const sitemap = v1
+    ? v1.ignoreSitemap
+      ? 'skip'
+      : 'include'
+    : ((body as FcCrawlV2Body).sitemap ?? 'include');
   const entireDomain = body.crawlEntireDomain ?? v1?.allowBackwardLinks ?? false;
   return {
     seeds: [start.href],
@@ -157,7 +184,17 @@ export function batchSpecOf(
     }
   }
   if (seeds.length === 0) refuse('urls', 'no valid URL to scrape');
-  const { urls: _u, webhook: _w, appendToId: _a, ignoreInvalidURLs: _i, maxConcurrency, agent: _g, origin: _o, integration: _n, ...options } = body;
+  const {
+    urls: _u,
+    webhook: _w,
+    appendToId: _a,
+    ignoreInvalidURLs: _i,
+    maxConcurrency,
+    agent: _g,
+    origin: _o,
+    integration: _n,
+    ...options
+  } = body;
   return {
     spec: {
       seeds,

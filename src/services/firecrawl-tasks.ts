@@ -31,7 +31,8 @@ export function extractRequestOf(body: FcExtractBody, llm: Config['llm']): Extra
       'extract needs an LLM: set OPENAI_BASE_URL (and OPENAI_API_KEY, MODEL_NAME) on the server, or use /api/v1/extract with llmBaseUrl',
     );
   }
-  if (!body.urls || body.urls.length === 0) refuse('urls', 'at least one URL is needed (web search for extract is not supported)');
+  if (!body.urls || body.urls.length === 0)
+    refuse('urls', 'at least one URL is needed (web search for extract is not supported)');
   if (body.enableWebSearch) refuse('enableWebSearch', 'web search for extract is not supported');
   if (body.agent !== undefined) refuse('agent', 'agents are not supported');
   if (body.urlTrace) refuse('urlTrace', 'URL traces are not supported');
@@ -76,14 +77,17 @@ export function extractBodyOf(req: ExtractJobRequest, llm: NonNullable<Config['l
 export function mergeExtracted(reply: ExtractReply): unknown {
   const values = reply.results.filter((r) => r.success).map((r) => r.data);
   if (values.length === 0) {
-    throw new BadRequestError(`extraction failed for every URL: ${reply.warnings.map((w) => `${w.url}: ${w.error}`).join('; ')}`);
+    throw new BadRequestError(
+      `extraction failed for every URL: ${reply.warnings.map((w) => `${w.url}: ${w.error}`).join('; ')}`,
+    );
   }
   if (values.length === 1) return values[0];
   const merge = (a: unknown, b: unknown): unknown => {
     if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
     if (a && b && typeof a === 'object' && typeof b === 'object' && !Array.isArray(a) && !Array.isArray(b)) {
       const out: Record<string, unknown> = { ...(a as Record<string, unknown>) };
-      for (const [k, v] of Object.entries(b as Record<string, unknown>)) out[k] = k in out ? merge(out[k], v) : v;
+      for (const [k, v] of Object.entries(b as Record<string, unknown>))
+        out[k] = k in out ? merge(out[k], v) : v;
       return out;
     }
     return a === null || a === undefined || a === '' ? b : a;
@@ -92,7 +96,11 @@ export function mergeExtracted(reply: ExtractReply): unknown {
 }
 
 export function llmsTxtRequestOf(body: FcLlmsTxtBody): LlmsTxtJobRequest {
-  return { url: parseTargetUrl(body.url).href, maxUrls: body.maxUrls ?? 10, showFullText: body.showFullText ?? false };
+  return {
+    url: parseTargetUrl(body.url).href,
+    maxUrls: body.maxUrls ?? 10,
+    showFullText: body.showFullText ?? false,
+  };
 }
 
 export function llmsTxtBodyOf(req: LlmsTxtJobRequest, llm: Config['llm']): LlmsTxtBody {
@@ -100,7 +108,9 @@ export function llmsTxtBodyOf(req: LlmsTxtJobRequest, llm: Config['llm']): LlmsT
     url: req.url,
     maxUrls: req.maxUrls,
     showFullText: req.showFullText,
-    ...(llm ? { llmBaseUrl: llm.baseUrl, llmModel: llm.model, ...(llm.apiKey ? { llmApiKey: llm.apiKey } : {}) } : {}),
+    ...(llm
+      ? { llmBaseUrl: llm.baseUrl, llmModel: llm.model, ...(llm.apiKey ? { llmApiKey: llm.apiKey } : {}) }
+      : {}),
   };
 }
 

@@ -146,7 +146,10 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     sql = SqliteDb.open(config.dataDir);
   } catch (err) {
     storeError = toAppError(err).message;
-    log.error({ dataDir: config.dataDir, reason: storeError }, 'job store unavailable; job routes answer 503');
+    log.error(
+      { dataDir: config.dataDir, reason: storeError },
+      'job store unavailable; job routes answer 503',
+    );
   }
   const extractDeps = {
     ...crawlDeps,
@@ -186,17 +189,9 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     scrape: (body, deadline) =>
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
     crawl: (body, signal) =>
-      gatedStream(
-        gates.crawl,
-        crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null),
-        signal,
-      ),
+      gatedStream(gates.crawl, crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null), signal),
     map: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
-    extract: (body, signal) =>
-      gates.extract.run(
-        () => extractBatch(body, signal, extractDeps),
-        signal,
-      ),
+    extract: (body, signal) => gates.extract.run(() => extractBatch(body, signal, extractDeps), signal),
     search: (body, signal) =>
       gates.search.run(() => searchWeb(body, signal, { ...crawlDeps, provider }), signal),
     llmstxt: (body, signal) =>

@@ -30,7 +30,11 @@ export interface CrawlJobRequest {
 export type TaskRunner = (request: unknown, signal: AbortSignal) => Promise<unknown>;
 
 /** Turns a page into the stored document of a job (Firecrawl's document shape for its API version). */
-export type DocumentShaper = (doc: PageDocument, sourceUrl: string, api: 'v1' | 'v2') => Record<string, unknown>;
+export type DocumentShaper = (
+  doc: PageDocument,
+  sourceUrl: string,
+  api: 'v1' | 'v2',
+) => Record<string, unknown>;
 
 export interface JobManagerDeps {
   /** The durable store; null when it cannot be opened (job routes then answer 503 with `storeError`). */
@@ -50,6 +54,8 @@ export interface JobManagerDeps {
   purgeIntervalMs: number;
 }
 
+const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
 /** Firecrawl's webhook event prefix for a job kind. */
 const EVENT_PREFIX: Record<JobKind, string> = {
   crawl: 'crawl',
@@ -60,7 +66,8 @@ const EVENT_PREFIX: Record<JobKind, string> = {
 
 export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'exclude'> {
   const { scope } = spec;
-  if (scope.patterns === 'glob') return { include: globMatcher(scope.include), exclude: globMatcher(scope.exclude) };
+  if (scope.patterns === 'glob')
+    return { include: globMatcher(scope.include), exclude: globMatcher(scope.exclude) };
   const full = scope.patternsOnFullUrl ?? false;
   return { include: regexMatcher(scope.include, full), exclude: regexMatcher(scope.exclude, full) };
 }
@@ -72,7 +79,7 @@ export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'ex
  * run on the same engine with an in-memory store and frontier: only their caller reads them.
  */
 export class JobManager {
-  private readonly running = new Map<string, AbortController>();
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly gate: Gate;
   private readonly memory: MemoryJobStore;
   private readonly purgeTimer: NodeJS.Timeout;
@@ -141,7 +148,7 @@ export class JobManager {
     const job = await this.get(id);
     if (FINAL_STATES.has(job.state)) throw new JobFinishedError(`Job is already ${job.state}`);
     const changed = await this.store.finish(id, 'cancelled');
-    this.running.get(id)?.abort();
+    this.running.get(id)?.controller.abort();
     if (!changed) {
       const now = await this.get(id);
       if (now.state !== 'cancelled') throw new JobFinishedError(`Job is already ${now.state}`);
@@ -154,9 +161,22 @@ export class JobManager {
    * (the seed's crawl gate), so these never wait behind durable jobs.
    */
   async attachCrawl(spec: CrawlSpec, sink: CrawlSink, signal: AbortSignal): Promise<CrawlSummary> {
-    const job = await this.memory.create({ id: randomUUID(), kind: 'crawl', request: null, listed: false, total: 0 });
+    const job = await this.memory.create({
+      id: randomUUID(),
+      kind: 'crawl',
+      request: null,
+      listed: false,
+      total: 0,
+    });
     try {
-      const run = new CrawlRun(spec, new MemoryFrontier(), sink, this.deps.crawl, undefined, matchersFor(spec));
+      const run = new CrawlRun(
+        spec,
+        new MemoryFrontier(),
+        sink,
+        this.deps.crawl,
+        undefined,
+        matchersFor(spec),
+      );
       const summary = await run.run(signal, true);
       await this.memory.finish(job.id, signal.aborted ? 'cancelled' : 'completed');
       return summary;
@@ -184,8 +204,7 @@ export class JobManager {
 
   private launch(job: JobRecord, fresh: boolean): void {
     const controller = new AbortController();
-    this.running.set(job.id, controller);
-    void this.gate
+    const done = this.gate
       .enter(controller.signal)
       .then(async () => {
         try {
@@ -198,6 +217,7 @@ export class JobManager {
         this.deps.log.error({ jobId: job.id, err }, 'job runner failed');
       })
       .finally(() => this.running.delete(job.id));
+    this.running.set(job.id, { controller, done });
   }
 
   private async execute(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
@@ -247,7 +267,14 @@ export class JobManager {
       robotsBlocked: (url) => store.addRobotsBlocked(job.id, url),
       progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
     };
-    const run = new CrawlRun(request.spec, frontier, sink, this.deps.crawl, resumed, matchersFor(request.spec));
+    const run = new CrawlRun(
+      request.spec,
+      frontier,
+      sink,
+      this.deps.crawl,
+      resumed,
+      matchersFor(request.spec),
+    );
     const freshFrontier = fresh || (await frontier.stats()).discovered === 0;
     await run.run(signal, freshFrontier);
   }
@@ -292,9 +319,13 @@ export class JobManager {
     if (this.closing) return;
     this.closing = true;
     clearInterval(this.purgeTimer);
-    const ids = [...this.running.keys()];
-    for (const controller of this.running.values()) controller.abort();
-    if (this.deps.store) await Promise.all(ids.map((id) => this.deps.store!.suspend(id).catch(() => undefined)));
+    const runs = [...this.running.entries()];
+    for (const [, run] of runs) run.controller.abort();
+    if (this.deps.store) {
+      await Promise.all(runs.map(([id]) => this.deps.store!.suspend(id).catch(() => undefined)));
+    }
+    // Pages in flight end at their own deadline; their writes must land before the file closes.
+    await Promise.race([Promise.allSettled(runs.map(([, run]) => run.done)), sleepMs(10_000)]);
     await this.deps.webhooks.close();
     await this.deps.store?.close();
   }

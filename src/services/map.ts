@@ -77,7 +77,12 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
     follow: true,
     limit: wanted() >= limit ? 1 : LINK_CRAWL_PAGES,
     maxDepth: LINK_CRAWL_DEPTH - 1,
-    scope: { patterns: 'glob', allowBackwardLinks: true, allowExternalLinks: false, allowSubdomains: includeSubdomains },
+    scope: {
+      patterns: 'glob',
+      allowBackwardLinks: true,
+      allowExternalLinks: false,
+      allowSubdomains: includeSubdomains,
+    },
     ignoreQueryParameters: false,
     sitemap: 'skip',
     maxPaginationPages: 0,
@@ -98,9 +103,11 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
       return Promise.resolve();
     },
   };
-  await new CrawlRun(spec, new MemoryFrontier(), sink, deps).run(deadline.signal, true).catch((err: unknown) => {
-    deps.log.debug({ op: 'map', reason: toAppError(err).code }, 'link discovery stopped');
-  });
+  await new CrawlRun(spec, new MemoryFrontier(), sink, deps)
+    .run(deadline.signal, true)
+    .catch((err: unknown) => {
+      deps.log.debug({ op: 'map', reason: toAppError(err).code }, 'link discovery stopped');
+    });
 
   return [...found.keys()].filter((key) => matches(new URL(key))).slice(0, limit);
 }

@@ -1,0 +1,56 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { MemoryFrontier } from '../../src/crawl/memory-frontier.js';
+import { MemoryJobStore } from '../../src/jobs/memory-job-store.js';
+import { SqliteFrontier } from '../../src/jobs/sqlite-frontier.js';
+import { SqliteJobStore } from '../../src/jobs/sqlite-job-store.js';
+import { SqliteDb } from '../../src/jobs/sqlite.js';
+import { frontierContract, jobStoreContract } from './contract.js';
+
+const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));
+
+jobStoreContract('sqlite', async (ttlMs) => {
+  const dir = tempDir();
+  let store = new SqliteJobStore(SqliteDb.open(dir), ttlMs);
+  return {
+    get store() {
+      return store;
+    },
+    reopen: async () => {
+      // A crash: the file is reopened by a new connection (what was committed is all there is).
+      await store.close();
+      store = new SqliteJobStore(SqliteDb.open(dir), ttlMs);
+      return store;
+    },
+    close: async () => {
+      await store.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+jobStoreContract('memory', async (ttlMs) => {
+  const store = new MemoryJobStore(ttlMs);
+  return { store, close: () => store.close() };
+});
+
+frontierContract('sqlite', async () => {
+  const dir = tempDir();
+  let db = SqliteDb.open(dir);
+  const jobId = 'job-1';
+  return {
+    frontier: new SqliteFrontier(db, jobId),
+    reopen: async () => {
+      await db.close();
+      db = SqliteDb.open(dir);
+      return new SqliteFrontier(db, jobId);
+    },
+    close: async () => {
+      await db.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+frontierContract('memory', async () => ({ frontier: new MemoryFrontier(), close: async () => undefined }));

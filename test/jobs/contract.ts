@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import type { Frontier } from '../../src/crawl/frontier.js';
+import { isFinished } from '../../src/crawl/frontier.js';
+import type { JobStore } from '../../src/jobs/job-store.js';
+
+/** An adapter under test; `reopen` simulates a crash and restart (absent for in-memory adapters). */
+export interface StoreHarness {
+  store: JobStore;
+  reopen?: () => Promise<JobStore>;
+  close(): Promise<void>;
+}
+
+export interface FrontierHarness {
+  frontier: Frontier;
+  reopen?: () => Promise<Frontier>;
+  close(): Promise<void>;
+}
+
+const newJob = (over: Partial<{ listed: boolean; total: number }> = {}) => ({
+  id: randomUUID(),
+  kind: 'crawl' as const,
+  request: { url: 'https://a.test/' },
+  listed: true,
+  total: 0,
+  ...over,
+});
+
+/** The JobStore lifecycle contract (job-store.ts), run against every adapter. */
+export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<StoreHarness>): void {
+  describe(`JobStore contract: ${name}`, () => {
+    test('a created job is stored in scraping with its request and an expiry', async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      const job = await h.store.create(newJob({ total: 3 }));
+      const read = await h.store.get(job.id);
+      assert.equal(read?.state, 'scraping');
+      assert.deepEqual(read?.request, { url: 'https://a.test/' });
+      assert.equal(read?.total, 3);
+      assert.ok(read!.expiresAt > Date.now());
+      assert.equal(await h.store.get(randomUUID()), null);
+    });
+
+    test('documents: one per URL, in production order, counted; paged by count and by size', async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      const { id } = await h.store.create(newJob());
+      assert.equal(await h.store.addDocument(id, 'https://a.test/1', '{"n":1}'), true);
+      assert.equal(await h.store.addDocument(id, 'https://a.test/2', '{"n":2}'), true);
+      assert.equal(await h.store.addDocument(id, 'https://a.test/1', '{"n":"again"}'), false);
+      await h.store.addDocument(id, 'https://a.test/3', '{"n":3}');
+      assert.equal((await h.store.get(id))?.completed, 3);
+      const first = await h.store.documents(id, 0, 2, 1e9);
+      assert.deepEqual(first.documents, ['{"n":1}', '{"n":2}']);
+      assert.equal(first.more, true);
+      const rest = await h.store.documents(id, first.nextSkip, 2, 1e9);
+      assert.deepEqual(rest.documents, ['{"n":3}']);
+      assert.equal(rest.more, false);
+      // By size: the first document always comes, then only what fits.
+      const bySize = await h.store.documents(id, 0, 100, 10);
+      assert.deepEqual(bySize.documents, ['{"n":1}']);
+      assert.equal(bySize.more, true);
+    });
+
+    test('finish happens once: a cancel racing a completion has one winner', async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      const { id } = await h.store.create(newJob());
+      const [a, b] = await Promise.all([
+        h.store.finish(id, 'cancelled'),
+        h.store.finish(id, 'completed', { result: { x: 1 } }),
+      ]);
+      assert.equal(Number(a) + Number(b), 1);
+      const job = await h.store.get(id);
+      assert.equal(job?.state, a ? 'cancelled' : 'completed');
+      const failed = await h.store.create(newJob());
+      await h.store.finish(failed.id, 'failed', { error: 'because' });
+      assert.equal((await h.store.get(failed.id))?.error, 'because');
+      const done = await h.store.create(newJob());
+      await h.store.finish(done.id, 'completed', { result: { llmstxt: 'x' } });
+      assert.deepEqual((await h.store.get(done.id))?.result, { llmstxt: 'x' });
+    });
+
+    test('errors (one per URL) and robots-blocked URLs are kept', async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      const { id } = await h.store.create(newJob());
+      await h.store.addError(id, 'https://a.test/x', 'TARGET_UNREACHABLE', 'first');
+      await h.store.addError(id, 'https://a.test/x', 'TIMEOUT', 'second');
+      await h.store.addError(id, 'https://a.test/y', 'TIMEOUT', 'y');
+      await h.store.addRobotsBlocked(id, 'https://a.test/private');
+      await h.store.addRobotsBlocked(id, 'https://a.test/private');
+      const errors = await h.store.errors(id);
+      assert.equal(errors.length, 2);
+      assert.equal(errors.find((e) => e.url === 'https://a.test/x')?.error, 'second');
+      assert.ok(errors.every((e) => e.id && e.at > 0));
+      assert.deepEqual(await h.store.robotsBlocked(id), ['https://a.test/private']);
+    });
+
+    test('active lists running listed jobs only; expired jobs are purged with what they stored', async (t) => {
+      const h = await make(50);
+      t.after(() => h.close());
+      const running = await h.store.create(newJob());
+      await h.store.create(newJob({ listed: false }));
+      const ended = await h.store.create(newJob());
+      await h.store.addDocument(ended.id, 'https://a.test/', '{}');
+      await h.store.finish(ended.id, 'completed');
+      assert.deepEqual(
+        (await h.store.active()).map((j) => j.id),
+        [running.id],
+      );
+      await new Promise((resolve) => setTimeout(resolve, 120));
+      assert.ok((await h.store.purgeExpired(Date.now())) >= 1);
+      assert.equal(await h.store.get(ended.id), null);
+      assert.deepEqual((await h.store.documents(ended.id, 0, 10, 1e9)).documents, []);
+    });
+
+    test('after a crash, listed running jobs are claimed (interruption counted) and documents survive', async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      if (!h.reopen) return t.skip('in-memory adapter: nothing survives a restart by design');
+      const job = await h.store.create(newJob());
+      await h.store.addDocument(job.id, 'https://a.test/1', '{"n":1}');
+      const suspended = await h.store.create(newJob());
+      await h.store.suspend(suspended.id);
+      const attached = await h.store.create(newJob({ listed: false }));
+      const store = await h.reopen();
+      const claimed = await store.claimInterrupted();
+      assert.deepEqual(claimed.map((j) => j.id).sort(), [job.id, suspended.id].sort());
+      assert.equal(claimed.find((j) => j.id === job.id)?.interruptions, 1);
+      assert.equal(claimed.find((j) => j.id === suspended.id)?.interruptions, 0, 'a clean stop is no interruption');
+      assert.equal((await store.get(attached.id))?.state, 'cancelled');
+      assert.deepEqual((await store.documents(job.id, 0, 10, 1e9)).documents, ['{"n":1}']);
+    });
+  });
+}
+
+/** The Frontier lifecycle contract (crawl/frontier.ts), run against every adapter. */
+export function frontierContract(name: string, make: () => Promise<FrontierHarness>): void {
+  describe(`Frontier contract: ${name}`, () => {
+    test('dedups by normalized URL, breadth-first order, finished only when nothing is queued or in flight', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const f = h.frontier;
+      const added = await f.add([
+        { url: 'https://a.test/a?utm_source=x', depth: 0, pagination: false },
+        { url: 'https://A.test/a', depth: 0, pagination: false },
+        { url: 'https://a.test/b#frag', depth: 1, pagination: false },
+        { url: 'mailto:x@a.test', depth: 1, pagination: false },
+      ]);
+      assert.equal(added, 2);
+      assert.deepEqual(await f.stats(), { queued: 2, inFlight: 0, discovered: 2 });
+      const a = await f.next();
+      assert.equal(a?.url, 'https://a.test/a');
+      const b = await f.next();
+      assert.equal(b?.url, 'https://a.test/b');
+      assert.equal(b?.depth, 1);
+      assert.equal(await f.next(), undefined);
+      assert.equal(isFinished(await f.stats()), false, 'items in flight');
+      assert.equal(await f.add([{ url: 'https://a.test/a', depth: 2, pagination: false }]), 0, 'done or in flight is seen');
+      await f.complete(a!);
+      await f.complete(b!);
+      assert.equal(isFinished(await f.stats()), true);
+      assert.equal(await f.add([{ url: 'https://a.test/b', depth: 2, pagination: false }]), 0, 'completed is seen');
+    });
+
+    test('in-flight items are requeued, never lost (after a crash for durable adapters)', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      await h.frontier.add([
+        { url: 'https://a.test/1', depth: 0, pagination: false },
+        { url: 'https://a.test/2', depth: 1, pagination: true },
+      ]);
+      const one = await h.frontier.next();
+      await h.frontier.complete(one!);
+      await h.frontier.next(); // in flight when the process dies
+      const f = h.reopen ? await h.reopen() : h.frontier;
+      assert.equal(await f.requeueInFlight(), 1);
+      const again = await f.next();
+      assert.deepEqual(again, { url: 'https://a.test/2', depth: 1, pagination: true });
+      await f.complete(again!);
+      assert.equal(isFinished(await f.stats()), true);
+      assert.equal((await f.stats()).discovered, 2);
+    });
+  });
+}
