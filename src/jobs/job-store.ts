@@ -24,7 +24,10 @@ export interface JobRecord {
   result: unknown;
   createdAt: number;
   updatedAt: number;
-  /** When the job and everything it stored is purged (JOB_TTL_HOURS after it ended; while running, after creation). */
+  /**
+   * When the job and everything it stored is purged: JOB_TTL_HOURS after it ended. While it runs, JOB_TTL_HOURS
+   * after its creation is reported (as Firecrawl does), but a running job is never purged.
+   */
   expiresAt: number;
   /** Times the job was found interrupted (its process died) and resumed. */
   interruptions: number;

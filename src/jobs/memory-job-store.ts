@@ -135,7 +135,7 @@ export class MemoryJobStore implements JobStore {
   purgeExpired(now: number): Promise<number> {
     let purged = 0;
     for (const [id, e] of this.jobs) {
-      if (e.job.expiresAt < now) {
+      if (e.job.expiresAt < now && e.job.state !== 'scraping') {
         this.jobs.delete(id);
         purged++;
       }

@@ -82,7 +82,7 @@ export class SqliteJobStore implements JobStore {
       ),
       suspend: p("UPDATE jobs SET suspended = 1 WHERE id = ? AND state = 'scraping'"),
       unlisted: p("SELECT id FROM jobs WHERE state = 'scraping' AND listed = 0"),
-      expired: p('SELECT id FROM jobs WHERE expires_at < ? LIMIT 1000'),
+      expired: p("SELECT id FROM jobs WHERE expires_at < ? AND state != 'scraping' LIMIT 1000"),
       dropJob: p('DELETE FROM jobs WHERE id = ?'),
       dropDocs: p('DELETE FROM documents WHERE job_id = ?'),
       dropErrors: p('DELETE FROM job_errors WHERE job_id = ?'),

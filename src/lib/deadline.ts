@@ -9,11 +9,38 @@ export class Deadline {
     readonly at: number,
     readonly budgetMs: number,
     readonly signal: AbortSignal,
+    private readonly release: () => void,
   ) {}
 
+  /**
+   * A budget of `ms` that also ends when `parent` aborts. Its timer and its link to the parent are dropped
+   * as soon as it ends or is disposed: a long-lived parent (a crawl job) must not keep every finished page's
+   * budget alive (AbortSignal.timeout + AbortSignal.any did, ~100 MB at 1,500 pages/s).
+   */
   static after(ms: number, parent?: AbortSignal): Deadline {
-    const timer = AbortSignal.timeout(Math.max(1, ms));
-    return new Deadline(Date.now() + ms, ms, parent ? AbortSignal.any([timer, parent]) : timer);
+    const controller = new AbortController();
+    const onParent = (): void => end(parent!.reason);
+    const end = (reason: unknown): void => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParent);
+      if (!controller.signal.aborted) controller.abort(reason);
+    };
+    const timer = setTimeout(
+      () => end(new DOMException('The budget ran out', 'TimeoutError')),
+      Math.max(1, ms),
+    );
+    timer.unref();
+    if (parent?.aborted) end(parent.reason);
+    else parent?.addEventListener('abort', onParent, { once: true });
+    return new Deadline(Date.now() + ms, ms, controller.signal, () => {
+      clearTimeout(timer);
+      parent?.removeEventListener('abort', onParent);
+    });
+  }
+
+  /** Drops the timer and the parent link once the work under this budget is over (the signal stays as it is). */
+  dispose(): void {
+    this.release();
   }
 
   get expired(): boolean {

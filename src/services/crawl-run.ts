@@ -270,7 +270,12 @@ export class CrawlRun {
 
   private async rulesFor(url: URL, signal: AbortSignal): Promise<RobotsRules | null> {
     if (!this.spec.robots) return null;
-    return this.robots.rulesFor(url, Deadline.after(this.timeout, signal));
+    const deadline = Deadline.after(this.timeout, signal);
+    try {
+      return await this.robots.rulesFor(url, deadline);
+    } finally {
+      deadline.dispose();
+    }
   }
 
   private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<void> {
@@ -302,11 +307,12 @@ export class CrawlRun {
         const stats = await this.frontier.stats();
         this.sink.fetching(url.href, this.crawled, stats.queued);
       }
+      const deadline = Deadline.after(this.timeout, signal);
       const rendered = await fetchAndRender(
         { url, sourceUrl: item.url, options: spec.page, discover: spec.follow },
-        Deadline.after(this.timeout, signal),
+        deadline,
         deps,
-      );
+      ).finally(() => deadline.dispose());
       if (signal.aborted) return;
       this.crawled++;
       await this.sink.document(item, rendered.document, rendered.links);

@@ -69,6 +69,14 @@ export function scrapeOptionsOf(
   if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
   if (o.profile !== undefined) refuse(`${prefix}profile`, 'browser profiles are not supported');
+  for (const field of ['location', 'geolocation'] as const) {
+    if (o[field] && Object.keys(o[field]).length > 0) {
+      refuse(
+        `${prefix}${field}`,
+        'requests from a chosen country or language need a proxy this server does not have',
+      );
+    }
+  }
   const page: ScrapeOptions = {
     formats: formatsOf(o.formats, prefix),
     onlyMainContent: o.onlyMainContent ?? true,
@@ -128,7 +136,9 @@ export function crawlSpecOf(
   }
   if (body.ignoreRobotsTxt) refuse('ignoreRobotsTxt', 'this server always respects robots.txt');
   if (body.robotsUserAgent !== undefined) refuse('robotsUserAgent', 'robots.txt is matched as "Pagewright"');
-  const limit = body.limit ?? 10_000;
+  // Firecrawl's default limit is 10,000; a server with a lower CRAWL_MAX_PAGES lowers the default instead
+  // of refusing a field the caller never sent.
+  const limit = body.limit ?? Math.min(10_000, settings.maxPages);
   if (limit > settings.maxPages)
     refuse('limit', `must be <= ${settings.maxPages} on this server (CRAWL_MAX_PAGES)`);
   const v1 = api === 'v1' ? (body as FcCrawlV1Body) : null;

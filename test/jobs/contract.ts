@@ -98,7 +98,7 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       assert.deepEqual(await h.store.robotsBlocked(id), ['https://a.test/private']);
     });
 
-    test('active lists running listed jobs only; expired jobs are purged with what they stored', async (t) => {
+    test('active lists running listed jobs only; expired ended jobs are purged with what they stored', async (t) => {
       const h = await make(50);
       t.after(() => h.close());
       const running = await h.store.create(newJob());
@@ -113,6 +113,7 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       await new Promise((resolve) => setTimeout(resolve, 120));
       assert.ok((await h.store.purgeExpired(Date.now())) >= 1);
       assert.equal(await h.store.get(ended.id), null);
+      assert.equal((await h.store.get(running.id))?.state, 'scraping', 'a running job is never purged');
       assert.deepEqual((await h.store.documents(ended.id, 0, 10, 1e9)).documents, []);
     });
 
@@ -129,7 +130,11 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       const claimed = await store.claimInterrupted();
       assert.deepEqual(claimed.map((j) => j.id).sort(), [job.id, suspended.id].sort());
       assert.equal(claimed.find((j) => j.id === job.id)?.interruptions, 1);
-      assert.equal(claimed.find((j) => j.id === suspended.id)?.interruptions, 0, 'a clean stop is no interruption');
+      assert.equal(
+        claimed.find((j) => j.id === suspended.id)?.interruptions,
+        0,
+        'a clean stop is no interruption',
+      );
       assert.equal((await store.get(attached.id))?.state, 'cancelled');
       assert.deepEqual((await store.documents(job.id, 0, 10, 1e9)).documents, ['{"n":1}']);
     });
@@ -158,11 +163,19 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
       assert.equal(b?.depth, 1);
       assert.equal(await f.next(), undefined);
       assert.equal(isFinished(await f.stats()), false, 'items in flight');
-      assert.equal(await f.add([{ url: 'https://a.test/a', depth: 2, pagination: false }]), 0, 'done or in flight is seen');
+      assert.equal(
+        await f.add([{ url: 'https://a.test/a', depth: 2, pagination: false }]),
+        0,
+        'done or in flight is seen',
+      );
       await f.complete(a!);
       await f.complete(b!);
       assert.equal(isFinished(await f.stats()), true);
-      assert.equal(await f.add([{ url: 'https://a.test/b', depth: 2, pagination: false }]), 0, 'completed is seen');
+      assert.equal(
+        await f.add([{ url: 'https://a.test/b', depth: 2, pagination: false }]),
+        0,
+        'completed is seen',
+      );
     });
 
     test('in-flight items are requeued, never lost (after a crash for durable adapters)', async (t) => {

@@ -1,0 +1,110 @@
+// Crawl as a job: the built service runs a Firecrawl-style crawl job (POST /v2/crawl) on a generated loopback
+// site with its embedded SQLite store, while this process samples its resident memory; the synchronous seed
+// crawl of the same site at 10,000 pages is the baseline in the same run (crawl.ts).
+import { fork } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const CONCURRENCY = 8;
+
+const procStatus = (pid: number, field: string): number =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+export interface JobCrawlRun {
+  pages: number;
+  ms: number;
+  peakRssMb: number;
+  /** Resident memory when a quarter, half, three quarters and all of the pages were done. */
+  quarterRssMb: number[];
+}
+
+export async function jobCrawlOnce(pages: number, port: number): Promise<JobCrawlRun> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-bench-'));
+  const service = fork(join(ROOT, 'dist/main.js'), [], {
+    execArgv: [],
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      CRAWL_MIN_DELAY_MS: '0',
+      CRAWL_CONCURRENCY: String(CONCURRENCY),
+      CRAWL_HOST_CONCURRENCY: String(CONCURRENCY),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const site = await startCrawlSite({ pages, bare: true });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; i < 100; i++) {
+      const up = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const started = performance.now();
+    const res = await fetch(`${base}/v2/crawl`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${site.port}/gen/0`,
+        limit: pages,
+        crawlEntireDomain: true,
+        includePaths: ['^/gen/'],
+        sitemap: 'skip',
+        maxConcurrency: CONCURRENCY,
+        scrapeOptions: { formats: ['markdown'], onlyMainContent: false },
+      }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    const quarterRssMb: number[] = [];
+    let completed = 0;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 250));
+      const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
+        status: string;
+        completed: number;
+      };
+      completed = status.completed;
+      while (quarterRssMb.length < 4 && completed >= (pages * (quarterRssMb.length + 1)) / 4) {
+        quarterRssMb.push(procStatus(service.pid!, 'VmRSS'));
+      }
+      if (status.status !== 'scraping') break;
+    }
+    const ms = performance.now() - started;
+    return { pages: completed, ms, peakRssMb: procStatus(service.pid!, 'VmHWM'), quarterRssMb };
+  } finally {
+    service.kill();
+    await site.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function jobCrawlBench(sizes: number[]): Promise<string[]> {
+  const lines = [
+    '| pages (job) | seconds | pages/s | peak RSS | RSS at ¼ / ½ / ¾ / all of the pages |',
+    '|---|---|---|---|---|',
+  ];
+  let port = 3960;
+  for (const size of sizes) {
+    const run = await jobCrawlOnce(size, port++);
+    lines.push(
+      `| ${run.pages} | ${(run.ms / 1000).toFixed(1)} | ${((run.pages / run.ms) * 1000).toFixed(0)} | ${run.peakRssMb.toFixed(0)} MB | ${run.quarterRssMb.map((m) => m.toFixed(0)).join(' / ')} MB |`,
+    );
+  }
+  return lines;
+}
+
+// `tsx bench/crawl-job.ts 100000`: this row alone (after `npm run build`).
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const sizes = process.argv.slice(2).map(Number);
+  console.log((await jobCrawlBench(sizes.length > 0 ? sizes : [10000])).join('\n'));
+  process.exit(0);
+}
