@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
+import { Gate } from '../lib/gate.js';
 import { assertTargetAllowed, isBlockedAddress } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { runAction } from './browser-actions.js';
@@ -51,11 +52,12 @@ const CHROMIUM_ARGS = [
 export class BrowserEngine implements Engine {
   readonly name = 'browser' as const;
   private browser: Promise<Browser> | null = null;
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly slots: Gate;
   launches = 0;
 
-  constructor(private readonly options: BrowserEngineOptions) {}
+  constructor(private readonly options: BrowserEngineOptions) {
+    this.slots = new Gate('browser page', options.maxPages, Number.POSITIVE_INFINITY);
+  }
 
   static available(executablePath: string): boolean {
     return existsSync(executablePath);
@@ -63,7 +65,7 @@ export class BrowserEngine implements Engine {
 
   /** Pages open right now and the pool size (for tests and health). */
   stats(): { active: number; max: number; launches: number } {
-    return { active: this.active, max: this.options.maxPages, launches: this.launches };
+    return { active: this.slots.active, max: this.options.maxPages, launches: this.launches };
   }
 
   fetchPage(req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
@@ -102,10 +104,11 @@ export class BrowserEngine implements Engine {
 
   /** Runs `use` with a fresh context; the slot is held until the context is closed, whatever happens. */
   private async withSlot<T>(deadline: Deadline, use: (context: BrowserContext) => Promise<T>): Promise<T> {
-    if (this.active >= this.options.maxPages) {
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      await this.slots.enter(deadline.signal);
+    } catch {
+      throw deadline.timeoutError('waiting for a browser page');
     }
-    this.active++;
     let context: BrowserContext | null = null;
     try {
       if (deadline.expired) throw deadline.timeoutError('waiting for a browser page');
@@ -119,8 +122,7 @@ export class BrowserEngine implements Engine {
       return await use(context);
     } finally {
       await context?.close().catch(() => undefined);
-      this.active--;
-      this.waiting.shift()?.();
+      this.slots.leave();
     }
   }
 

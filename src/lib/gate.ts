@@ -1,11 +1,13 @@
 import { ServiceBusyError } from '../errors.js';
 
 /**
- * Admission control for one kind of operation: at most `maxActive` run at once, at most `maxQueued`
- * wait for a slot (in arrival order); beyond that a request is refused at once with 503 + Retry-After.
+ * The service's one concurrency primitive: at most `maxActive` holders at once, at most `maxQueued` waiting
+ * for a slot (in arrival order, woken one by one, never by polling); beyond that `enter` refuses at once with
+ * 503 + Retry-After. It bounds request admission per operation, jobs running, browser pages, requests in
+ * flight per host during a crawl, and `mapWithLimit`'s lanes.
  */
 export class Gate {
-  private active = 0;
+  private activeCount = 0;
   private readonly queue: (() => void)[] = [];
 
   constructor(
@@ -13,6 +15,16 @@ export class Gate {
     private readonly maxActive: number,
     private readonly maxQueued: number,
   ) {}
+
+  /** Holders right now. */
+  get active(): number {
+    return this.activeCount;
+  }
+
+  /** Callers waiting for a slot. */
+  get waiting(): number {
+    return this.queue.length;
+  }
 
   async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     await this.enter(signal);
@@ -24,17 +36,18 @@ export class Gate {
   }
 
   async enter(signal?: AbortSignal): Promise<void> {
-    if (this.active < this.maxActive) {
-      this.active++;
+    if (this.activeCount < this.maxActive) {
+      this.activeCount++;
       return;
     }
+    if (signal?.aborted) throw new ServiceBusyError(`${this.name} request abandoned while queued`);
     if (this.queue.length >= this.maxQueued) {
       throw new ServiceBusyError(`Too many ${this.name} requests at once; retry shortly`);
     }
     await new Promise<void>((resolve, reject) => {
       const ready = (): void => {
         signal?.removeEventListener('abort', gone);
-        this.active++;
+        this.activeCount++;
         resolve();
       };
       const gone = (): void => {
@@ -48,7 +61,7 @@ export class Gate {
   }
 
   leave(): void {
-    this.active--;
+    this.activeCount--;
     this.queue.shift()?.();
   }
 }
