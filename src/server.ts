@@ -44,6 +44,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Every operation takes JSON; anything else is a 415, not a string that fails validation later.
   app.removeContentTypeParser('text/plain');
+  // Firecrawl's v1 SDK sends `Content-Type: application/json` with its body-less DELETEs; an empty body is no
+  // body there. A POST still needs a valid JSON body.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '' && req.method !== 'POST') return done(null, undefined);
+    parseJson(req, body as string, done);
+  });
   app.decorate('services', createServices(deps, app.log));
   app.addHook('onClose', async () => app.services.close());
   // Jobs a dead process left running resume once the service is ready to serve their status.

@@ -146,12 +146,15 @@ export class JobManager {
    */
   async cancel(id: string): Promise<void> {
     const job = await this.get(id);
-    if (FINAL_STATES.has(job.state)) throw new JobFinishedError(`Job is already ${job.state}`);
+    // Firecrawl's answer, word for word for crawls: "Crawl is already completed".
+    const over = (state: string): JobFinishedError =>
+      new JobFinishedError(`${job.kind === 'crawl' ? 'Crawl' : 'Job'} is already ${state}`);
+    if (FINAL_STATES.has(job.state)) throw over(job.state);
     const changed = await this.store.finish(id, 'cancelled');
     this.running.get(id)?.controller.abort();
     if (!changed) {
       const now = await this.get(id);
-      if (now.state !== 'cancelled') throw new JobFinishedError(`Job is already ${now.state}`);
+      if (now.state !== 'cancelled') throw over(now.state);
     }
   }
 
