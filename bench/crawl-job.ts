@@ -11,7 +11,8 @@ const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
 
 const procStatus = (pid: number, field: string): number =>
-  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
+  1024;
 
 export interface JobCrawlRun {
   pages: number;
