@@ -4,6 +4,9 @@ import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 
+/** The Node flags `npm start` runs the service with (package.json), so benches measure what runs. */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4'];
+
 /**
  * Starts a server script of this repository (built .js as is, .ts through tsx) on a loopback port and
  * resolves once it answers a POST on `readyPath`.
@@ -15,7 +18,7 @@ export async function startServer(
   readyPath = '/',
 ): Promise<ChildProcess> {
   const child = fork(join(ROOT, script), [], {
-    execArgv: script.endsWith('.js') ? [] : ['--import', 'tsx'],
+    execArgv: script.endsWith('.js') ? SERVICE_NODE_FLAGS : ['--import', 'tsx'],
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { SERVICE_NODE_FLAGS } from './children.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -25,7 +26,11 @@ export interface JobCrawlRun {
 export async function jobCrawlOnce(pages: number, port: number): Promise<JobCrawlRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-bench-'));
   const service = fork(join(ROOT, 'dist/main.js'), [], {
-    execArgv: [],
+    // BENCH_CPU_PROF=DIR writes a CPU profile of the service's main thread there (to see where time goes).
+    execArgv: [
+      ...SERVICE_NODE_FLAGS,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+    ],
     env: {
       ...process.env,
       PORT: String(port),
@@ -74,6 +79,7 @@ export async function jobCrawlOnce(pages: number, port: number): Promise<JobCraw
         completed: number;
       };
       completed = status.completed;
+      if (process.env.BENCH_RSS_TRACE) console.log(completed, procStatus(service.pid!, 'VmRSS').toFixed(0));
       while (quarterRssMb.length < 4 && completed >= (pages * (quarterRssMb.length + 1)) / 4) {
         quarterRssMb.push(procStatus(service.pid!, 'VmRSS'));
       }
@@ -82,7 +88,8 @@ export async function jobCrawlOnce(pages: number, port: number): Promise<JobCraw
     const ms = performance.now() - started;
     return { pages: completed, ms, peakRssMb: procStatus(service.pid!, 'VmHWM'), quarterRssMb };
   } finally {
-    service.kill();
+    service.kill('SIGTERM');
+    await new Promise((resolve) => service.once('exit', resolve));
     await site.close();
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { SERVICE_NODE_FLAGS } from './children.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -37,7 +38,7 @@ async function crawlOnce(
 ): Promise<{ ms: number; crawled: number; rssMb: number }> {
   // The built service, as it runs in production (no TypeScript loader in the process).
   const service = fork(join(ROOT, 'dist/main.js'), [], {
-    execArgv: [],
+    execArgv: SERVICE_NODE_FLAGS,
     env: {
       ...process.env,
       PORT: String(port),

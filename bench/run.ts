@@ -13,6 +13,7 @@ import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/s
 import { startServer } from './children.js';
 import { browserBench } from './browser.js';
 import { crawlBench } from './crawl.js';
+import { jobCrawlBench } from './crawl-job.js';
 import { mixedLoadBench } from './mixed.js';
 import { writeSection } from './report.js';
 
@@ -176,6 +177,10 @@ async function main(): Promise<void> {
       `### Crawl, http engine, generated loopback site, useParallel (concurrency ${8}), no politeness delay`,
       '',
       ...(await crawlBench(quick ? [1000] : [1000, 10000])),
+      '',
+      '### Crawl as a job (POST /v2/crawl, embedded SQLite store), same site and concurrency; RSS sampled',
+      '',
+      ...(await jobCrawlBench(quick ? [1000] : [10000, 100000])),
     );
     const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
     if (existsSync(chromiumPath)) {

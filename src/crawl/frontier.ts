@@ -23,6 +23,8 @@ export interface FrontierStats {
  * - every item returned by `next` is in flight until it is passed to `complete`, even when fetching it
  *   failed; a crawl is finished only when nothing is queued and nothing is in flight.
  * - ordering is breadth-first: items come out in the order they were accepted.
+ * - writes are ordered: a durable adapter never keeps a later write (an item completed) while losing an
+ *   earlier one (the links its page added), so nothing discovered is lost.
  * - durable adapters keep in-flight items across a crash: `requeueInFlight` (called when a job resumes)
  *   puts them back in the queue, so an item is never lost, at worst fetched twice.
  */

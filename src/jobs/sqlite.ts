@@ -106,16 +106,38 @@ export class SqliteDb {
     }
   }
 
+  private begin(): void {
+    if (this.waiters !== null) return;
+    try {
+      this.db.exec('BEGIN');
+    } catch (err) {
+      throw storeError(err);
+    }
+    this.waiters = [];
+    setImmediate(() => this.commit());
+  }
+
+  /**
+   * Runs `fn` inside this turn's transaction and returns at once, without waiting for the commit. For writes
+   * whose durability only matters relative to later ones: transactions commit in order on one connection,
+   * so such a write is on disk no later than any write made after it (a frontier marks a URL done only after
+   * the links found on its page were added).
+   */
+  apply<T>(fn: () => T): T {
+    this.begin();
+    try {
+      return fn();
+    } catch (err) {
+      throw err instanceof AppError ? err : storeError(err);
+    }
+  }
+
   /** Runs `fn` inside this turn's transaction; resolves with its value once that transaction commits. */
   write<T>(fn: () => T): Promise<T> {
-    if (this.waiters === null) {
-      try {
-        this.db.exec('BEGIN');
-      } catch (err) {
-        return Promise.reject(storeError(err));
-      }
-      this.waiters = [];
-      setImmediate(() => this.commit());
+    try {
+      this.begin();
+    } catch (err) {
+      return Promise.reject(err);
     }
     // Each statement is atomic on its own; a failing write is reported to its caller alone (a failure of the
     // whole transaction reaches every waiter at commit). No savepoint per write: it doubled the cost.

@@ -54,7 +54,9 @@ export class ContentPool {
             maxThreads: options.threads,
             maxQueue: options.threads * 64,
             idleTimeout: 30_000,
-            resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+            // A small young generation: parsing allocates fast and keeps little, and V8's default (sized for
+            // this machine's memory) let each worker's heap swing by tens of MB between collections.
+            resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb, maxYoungGenerationSizeMb: 12 },
           })
         : null;
   }
