@@ -55,6 +55,8 @@ export interface Config {
   maxHtmlDepth: number;
   /** Most DOM nodes of a page that are processed. */
   maxHtmlNodes: number;
+  /** Take scheme and host from X-Forwarded-* (behind a reverse proxy): absolute URLs in answers use them. */
+  trustProxy: boolean;
   /** Keys accepted in `Authorization: Bearer <key>` or `X-Api-Key`; empty: no authentication. */
   apiKeys: string[];
   /** Folder of the embedded job store (SQLite file `pagewright.db`). */
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueuedRequests: int(env, 'MAX_QUEUED_REQUESTS', 256, 0, 100_000),
     maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', DEFAULT_TREE_LIMITS.maxDepth, 10, 100_000),
     maxHtmlNodes: int(env, 'MAX_HTML_NODES', DEFAULT_TREE_LIMITS.maxNodes, 1000, 50_000_000),
+    trustProxy: bool(env, 'TRUST_PROXY', false),
     apiKeys: (env.API_KEYS ?? '')
       .split(',')
       .map((k) => k.trim())

@@ -36,6 +36,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One line per request from registerRequestLog instead of Fastify's two (which include the URL).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
     ajv: {
       // Strict input: unknown fields and wrong types are 400s, never silently dropped or coerced.
       customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: true, allErrors: false },

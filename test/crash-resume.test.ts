@@ -92,8 +92,8 @@ describe('a crawl job survives kill -9', () => {
       if (status.status !== 'scraping') break;
       await sleep(100);
     }
-    assert.equal(status.status, 'completed');
-    assert.equal(status.completed, 120);
+    assert.equal(status.status, 'completed', JSON.stringify({ ...status, data: undefined }));
+    assert.equal(status.completed, 120, JSON.stringify({ ...status, data: undefined }));
 
     // Every document, page by page: 120 distinct pages.
     const urls: string[] = [];

@@ -79,6 +79,8 @@ export interface JobStore {
   setTotal(id: string, total: number): Promise<void>;
   /** Stores a document unless one exists for (id, url); true when stored. */
   addDocument(id: string, url: string, body: string): Promise<boolean>;
+  /** Whether a document is stored for (id, url). */
+  hasDocument(id: string, url: string): Promise<boolean>;
   /** Documents from index `skip`: at most `limit` of them and, past the first, at most `maxBytes` bytes. */
   documents(id: string, skip: number, limit: number, maxBytes: number): Promise<DocumentPage>;
   /** Records a failed URL (one entry per URL; the newest failure wins). */

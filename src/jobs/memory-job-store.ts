@@ -76,6 +76,10 @@ export class MemoryJobStore implements JobStore {
     return Promise.resolve(true);
   }
 
+  hasDocument(id: string, url: string): Promise<boolean> {
+    return Promise.resolve(this.entry(id)?.urls.has(url) ?? false);
+  }
+
   documents(id: string, skip: number, limit: number, maxBytes: number): Promise<DocumentPage> {
     const all = this.entry(id)?.documents ?? [];
     const documents: string[] = [];

@@ -60,13 +60,14 @@ export class SqliteJobStore implements JobStore {
       ),
       setTotal: p('UPDATE jobs SET total = max(?, completed), updated_at = ? WHERE id = ?'),
       addDoc: p(
-        'INSERT OR IGNORE INTO documents (job_id, seq, url, bytes, body) VALUES (?, (SELECT completed FROM jobs WHERE id = ?), ?, ?, ?)',
+        'INSERT INTO documents (job_id, seq, url, bytes, body) VALUES (?, (SELECT completed FROM jobs WHERE id = ?), ?, ?, ?) ON CONFLICT (job_id, url) DO NOTHING',
       ),
       countDoc: p(
         'UPDATE jobs SET completed = completed + 1, total = max(total, completed + 1), updated_at = ? WHERE id = ?',
       ),
       docSizes: p('SELECT seq, bytes FROM documents WHERE job_id = ? AND seq >= ? ORDER BY seq LIMIT ?'),
       docBodies: p('SELECT body FROM documents WHERE job_id = ? AND seq >= ? AND seq < ? ORDER BY seq'),
+      hasDoc: p('SELECT 1 FROM documents WHERE job_id = ? AND url = ?'),
       hasDocAt: p('SELECT 1 FROM documents WHERE job_id = ? AND seq = ?'),
       addError: p(
         'INSERT OR REPLACE INTO job_errors (job_id, url, id, code, error, at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -84,10 +85,19 @@ export class SqliteJobStore implements JobStore {
       unlisted: p("SELECT id FROM jobs WHERE state = 'scraping' AND listed = 0"),
       expired: p("SELECT id FROM jobs WHERE expires_at < ? AND state != 'scraping' LIMIT 1000"),
       dropJob: p('DELETE FROM jobs WHERE id = ?'),
-      dropDocs: p('DELETE FROM documents WHERE job_id = ?'),
-      dropErrors: p('DELETE FROM job_errors WHERE job_id = ?'),
-      dropBlocked: p('DELETE FROM robots_blocked WHERE job_id = ?'),
-      dropFrontier: p('DELETE FROM frontier WHERE job_id = ?'),
+      // Bounded deletes: a 100,000-page job is dropped a slice per turn, never in one long statement.
+      dropDocs: p(
+        'DELETE FROM documents WHERE job_id = ?1 AND seq IN (SELECT seq FROM documents WHERE job_id = ?1 LIMIT 200)',
+      ),
+      dropErrors: p(
+        'DELETE FROM job_errors WHERE job_id = ?1 AND url IN (SELECT url FROM job_errors WHERE job_id = ?1 LIMIT 2000)',
+      ),
+      dropBlocked: p(
+        'DELETE FROM robots_blocked WHERE job_id = ?1 AND url IN (SELECT url FROM robots_blocked WHERE job_id = ?1 LIMIT 2000)',
+      ),
+      dropFrontier: p(
+        'DELETE FROM frontier WHERE job_id = ?1 AND key IN (SELECT key FROM frontier WHERE job_id = ?1 LIMIT 2000)',
+      ),
     };
   }
 
@@ -139,6 +149,10 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
+  hasDocument(id: string, url: string): Promise<boolean> {
+    return this.read(() => this.q.hasDoc.get(id, url) !== undefined);
+  }
+
   documents(id: string, skip: number, limit: number, maxBytes: number): Promise<DocumentPage> {
     return this.read(() => {
       // Choose the range by size before loading any body.
@@ -183,13 +197,22 @@ export class SqliteJobStore implements JobStore {
   finish(id: string, state: JobState, outcome: { error?: string; result?: unknown } = {}): Promise<boolean> {
     const now = Date.now();
     const result = outcome.result === undefined ? null : JSON.stringify(outcome.result);
-    return this.sql.write(() => {
-      const changed =
-        this.q.finish.run(state, outcome.error ?? null, result, now, now + this.ttlMs, id).changes === 1;
-      // The frontier of an ended job is never read again.
-      if (changed) this.q.dropFrontier.run(id);
-      return changed;
-    });
+    return this.sql
+      .write(() => {
+        const changed =
+          this.q.finish.run(state, outcome.error ?? null, result, now, now + this.ttlMs, id).changes === 1;
+        return changed;
+      })
+      .then((changed) => {
+        // The frontier of an ended job is never read again (a crash before it is gone: purge removes it).
+        if (changed) void this.dropAll(this.q.dropFrontier, id).catch(() => undefined);
+        return changed;
+      });
+  }
+
+  /** Deletes a job's rows of one table a slice per turn of the event loop. */
+  private async dropAll(statement: { run(id: string): { changes: number } }, id: string): Promise<void> {
+    while ((await this.sql.write(() => statement.run(id).changes)) > 0);
   }
 
   suspend(id: string): Promise<void> {
@@ -209,24 +232,21 @@ export class SqliteJobStore implements JobStore {
           now + this.ttlMs,
           id,
         );
-        this.q.dropFrontier.run(id);
       }
       return (this.q.interrupted.all() as Row[]).map(toJob);
     });
   }
 
-  purgeExpired(now: number): Promise<number> {
-    return this.sql.write(() => {
-      const ids = (this.q.expired.all(now) as [string][]).map(([id]) => id);
-      for (const id of ids) {
-        this.q.dropDocs.run(id);
-        this.q.dropErrors.run(id);
-        this.q.dropBlocked.run(id);
-        this.q.dropFrontier.run(id);
-        this.q.dropJob.run(id);
+  async purgeExpired(now: number): Promise<number> {
+    const ids = await this.read(() => (this.q.expired.all(now) as [string][]).map(([id]) => id));
+    for (const id of ids) {
+      for (const rows of [this.q.dropDocs, this.q.dropErrors, this.q.dropBlocked, this.q.dropFrontier]) {
+        await this.dropAll(rows, id);
       }
-      return ids.length;
-    });
+      // The job row goes last: a crash halfway leaves an expired job that the next purge finishes.
+      await this.sql.write(() => this.q.dropJob.run(id));
+    }
+    return ids.length;
   }
 
   close(): Promise<void> {

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { DataDirLock } from './data-dir-lock.js';
 import path from 'node:path';
 import Database from 'libsql';
 import { AppError, StoreUnavailableError } from '../errors.js';
@@ -84,30 +85,72 @@ export function storeError(err: unknown): StoreUnavailableError {
  */
 export class SqliteDb {
   private waiters: Waiter[] | null = null;
+  private readonly failureListeners = new Set<(error: StoreUnavailableError) => void>();
 
-  private constructor(readonly db: Db) {}
+  private constructor(
+    readonly db: Db,
+    private readonly lock: DataDirLock,
+  ) {}
 
   /** Opens (creating when missing) `DATA_DIR/pagewright.db`; StoreUnavailableError when it cannot. */
   static open(dataDir: string): SqliteDb {
+    let db: Db | null = null;
+    let lock: DataDirLock | null = null;
     try {
       mkdirSync(dataDir, { recursive: true });
-      const db = new Database(path.join(dataDir, 'pagewright.db'));
+      lock = DataDirLock.take(dataDir);
+      db = new Database(path.join(dataDir, 'pagewright.db'));
+      db.pragma('busy_timeout = 1000');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
       // A checkpoint every 1,000 pages cost ~50 µs per 10 KB document on the main thread; every 10,000 is
       // a fraction of that and keeps the WAL bounded.
       db.pragma('wal_autocheckpoint = 10000');
       db.exec(SCHEMA);
       db.prepare('SELECT count(*) FROM jobs').raw().get(); // a corrupt file fails here, not later
-      return new SqliteDb(db);
+      return new SqliteDb(db, lock);
     } catch (err) {
+      try {
+        db?.close();
+      } catch {
+        // already unusable
+      }
+      lock?.release();
       throw storeError(err);
     }
   }
 
+  /**
+   * Called when a turn's transaction is lost (a failed commit, or SQLite rolling it back on its own after a
+   * full disk): writes made with `apply` are gone too, so their owners (running crawls) must stop and start
+   * again from what is stored.
+   */
+  onFailure(listener: (error: StoreUnavailableError) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /** Rejects every write of the lost transaction and tells the listeners. */
+  private lost(err: unknown): StoreUnavailableError {
+    const e = err instanceof StoreUnavailableError ? err : storeError(err);
+    const waiters = this.waiters ?? [];
+    this.waiters = null;
+    try {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    } catch {
+      // Nothing more can be done; the waiters learn why.
+    }
+    for (const w of waiters) w.reject(e);
+    for (const listener of this.failureListeners) listener(e);
+    return e;
+  }
+
   private begin(): void {
-    if (this.waiters !== null) return;
+    if (this.waiters !== null) {
+      if (this.db.inTransaction) return;
+      // SQLite rolled this turn's transaction back by itself (SQLITE_FULL, IOERR): its writes are lost.
+      this.lost(new Error('the transaction was rolled back by SQLite'));
+    }
     try {
       this.db.exec('BEGIN');
     } catch (err) {
@@ -117,35 +160,35 @@ export class SqliteDb {
     setImmediate(() => this.commit());
   }
 
-  /**
-   * Runs `fn` inside this turn's transaction and returns at once, without waiting for the commit. For writes
-   * whose durability only matters relative to later ones: transactions commit in order on one connection,
-   * so such a write is on disk no later than any write made after it (a frontier marks a URL done only after
-   * the links found on its page were added).
-   */
-  apply<T>(fn: () => T): T {
+  /** Runs `fn` in this turn's transaction; a failure that took the whole transaction with it is reported. */
+  private run<T>(fn: () => T): T {
     this.begin();
     try {
       return fn();
     } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
+      if (err instanceof AppError) throw err;
+      // A statement failed: on its own (the caller learns it), or with the whole transaction (all learn it).
+      throw this.waiters !== null && !this.db.inTransaction ? this.lost(err) : storeError(err);
     }
+  }
+
+  /**
+   * Runs `fn` inside this turn's transaction and returns at once, without waiting for the commit. For writes
+   * whose durability only matters relative to later ones: transactions commit in order on one connection,
+   * so such a write is on disk no later than any write made after it (a frontier marks a URL done only after
+   * the links found on its page were added). If the transaction is lost, `onFailure` listeners hear of it.
+   */
+  apply<T>(fn: () => T): T {
+    return this.run(fn);
   }
 
   /** Runs `fn` inside this turn's transaction; resolves with its value once that transaction commits. */
   write<T>(fn: () => T): Promise<T> {
-    try {
-      this.begin();
-    } catch (err) {
-      return Promise.reject(err);
-    }
-    // Each statement is atomic on its own; a failing write is reported to its caller alone (a failure of the
-    // whole transaction reaches every waiter at commit). No savepoint per write: it doubled the cost.
     let value: T;
     try {
-      value = fn();
+      value = this.run(fn);
     } catch (err) {
-      return Promise.reject(err instanceof AppError ? err : storeError(err));
+      return Promise.reject(err);
     }
     return new Promise<T>((resolve, reject) => {
       this.waiters!.push({ resolve: () => resolve(value), reject });
@@ -153,19 +196,15 @@ export class SqliteDb {
   }
 
   private commit(): void {
-    const waiters = this.waiters ?? [];
-    this.waiters = null;
+    if (this.waiters === null) return; // already lost and reported
+    const waiters = this.waiters;
     try {
+      if (!this.db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
       this.db.exec('COMMIT');
+      this.waiters = null;
       for (const w of waiters) w.resolve();
     } catch (err) {
-      try {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      } catch {
-        // Nothing more can be done; the waiters learn why.
-      }
-      const e = storeError(err);
-      for (const w of waiters) w.reject(e);
+      this.lost(err);
     }
   }
 
@@ -173,5 +212,6 @@ export class SqliteDb {
   async close(): Promise<void> {
     if (this.waiters !== null) await this.write(() => undefined).catch(() => undefined);
     this.db.close();
+    this.lock.release();
   }
 }

@@ -15,6 +15,7 @@ const Started = Type.Object({
   success: Type.Literal(true),
   id: Type.String(),
   urlTrace: Type.Optional(Type.Array(Type.String())),
+  invalidURLs: Type.Optional(Type.Array(Type.String())),
 });
 
 /** Firecrawl's extract jobs (v2 and v1) and v1's llms.txt jobs. */
@@ -31,7 +32,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: Started, ...errors },
         },
       },
-      async (req) => startExtract(app.services, req.body),
+      async (req) => startExtract(app.services, req.body, api),
     );
     app.get(
       `/${api}/extract/:id`,

@@ -59,6 +59,8 @@ export interface CrawlSpec {
   ignoreQueryParameters: boolean;
   /** Seed from sitemaps too (`include`), not at all (`skip`), or only from sitemaps (`only`). */
   sitemap: 'include' | 'skip' | 'only';
+  /** Link depth given to sitemap pages (default 1; Firecrawl counts them at discovery depth 0). */
+  sitemapDepth?: number;
   /** Pagination pages followed at most (0: none). */
   maxPaginationPages: number;
   /** Respect robots.txt (crawls do; a batch of URLs given one by one is like scrape, which does not). */
@@ -84,6 +86,8 @@ export interface CrawlSink {
   robotsBlocked(url: string): Promise<void>;
   /** Pages expected so far (the job's `total`). */
   progress?(total: number): void;
+  /** Whether a document for this URL is already stored (asked only by a resumed crawl). */
+  stored?(url: string): Promise<boolean>;
 }
 
 export interface CrawlSummary {
@@ -109,10 +113,11 @@ export class CrawlRun {
   private errors: number;
   private reserved: number;
   private paginationFollowed = 0;
+  private readonly resumed: boolean;
   private hitLimit = false;
   private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0 };
-  /** Wakes workers waiting for URLs that pages in flight may still add. */
-  private wake: (() => void) | null = null;
+  /** Workers waiting for URLs that pages in flight may still add; all are woken at once. */
+  private readonly idle = new Set<() => void>();
 
   constructor(
     private readonly spec: CrawlSpec,
@@ -136,6 +141,7 @@ export class CrawlRun {
     this.crawled = resumed.crawled;
     this.errors = resumed.errors;
     this.reserved = resumed.crawled + resumed.errors;
+    this.resumed = resumed.crawled + resumed.errors > 0;
   }
 
   private get timeout(): number {
@@ -148,9 +154,24 @@ export class CrawlRun {
   }
 
   private notify(): void {
-    const wake = this.wake;
-    this.wake = null;
-    wake?.();
+    for (const resolve of this.idle) resolve();
+    this.idle.clear();
+  }
+
+  /**
+   * Waits until this crawl adds or completes a URL, or 100 ms pass: a frontier shared with other processes
+   * (Redis) can gain URLs without this process knowing.
+   */
+  private waitForWork(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.idle.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, 100);
+      this.idle.add(done);
+    });
   }
 
   /** Runs to the end; `fresh` seeds the frontier (a resumed job already has one). */
@@ -182,26 +203,34 @@ export class CrawlRun {
     };
   }
 
+  /**
+   * The start URLs and the sitemap's pages go into the frontier in one call, so a crash while the sitemap
+   * is read leaves an empty frontier (seeded again on resume), never a start page without its sitemap.
+   */
   private async seed(signal: AbortSignal): Promise<void> {
     const { spec } = this;
-    const seeds = spec.sitemap === 'only' && spec.follow ? [] : spec.seeds;
-    await this.enqueue(seeds, 0, false, true);
-    if (!spec.follow || spec.sitemap === 'skip') return;
-    const deadline = Deadline.after(this.timeout, signal);
-    const rules = await this.robots.rulesFor(this.start, deadline);
-    const roots = [...rules.sitemaps, new URL('/sitemap.xml', this.start).href];
-    const pages = await sitemapUrls(
-      roots,
-      this.deps.fetchResource,
-      (body, url, d) => this.deps.content.sitemap(body, url, d),
-      { maxUrls: Math.min(spec.limit * 10, 50_000), maxSitemaps: 50, maxDepth: 3 },
-      deadline,
-    );
-    await this.enqueue(pages, spec.sitemap === 'only' ? 0 : 1, false);
-    if (spec.sitemap === 'only' && (await this.frontier.stats()).discovered === 0) {
+    const items = spec.sitemap === 'only' && spec.follow ? [] : this.itemsFor(spec.seeds, 0, false, true);
+    if (spec.follow && spec.sitemap !== 'skip') {
+      const deadline = Deadline.after(this.timeout, signal);
+      try {
+        const rules = await this.robots.rulesFor(this.start, deadline);
+        const roots = [...rules.sitemaps, new URL('/sitemap.xml', this.start).href];
+        const pages = await sitemapUrls(
+          roots,
+          this.deps.fetchResource,
+          (body, url, d) => this.deps.content.sitemap(body, url, d),
+          { maxUrls: Math.min(spec.limit * 10, 50_000), maxSitemaps: 50, maxDepth: 3 },
+          deadline,
+        );
+        const depth = spec.sitemap === 'only' ? 0 : (spec.sitemapDepth ?? 1);
+        items.push(...this.itemsFor(pages, depth, false));
+      } finally {
+        deadline.dispose();
+      }
       // A site without a sitemap still gets its start page.
-      await this.enqueue(spec.seeds, 0, false, true);
+      if (items.length === 0) items.push(...this.itemsFor(spec.seeds, 0, false, true));
     }
+    await this.add(items, false);
   }
 
   private async reportTotal(): Promise<void> {
@@ -210,7 +239,19 @@ export class CrawlRun {
     this.sink.progress(Math.min(this.spec.limit, s.discovered - this.skipped.robots));
   }
 
-  private async enqueue(links: string[], depth: number, pagination: boolean, seeds = false): Promise<void> {
+  private async enqueue(links: string[], depth: number, pagination: boolean): Promise<void> {
+    await this.add(this.itemsFor(links, depth, pagination), pagination);
+  }
+
+  private async add(items: FrontierItem[], pagination: boolean): Promise<void> {
+    if (items.length === 0) return;
+    const accepted = await this.frontier.add(items);
+    if (pagination) this.paginationFollowed += accepted;
+    if (accepted > 0) this.notify();
+  }
+
+  /** The links a page (or the sitemap) gives that this crawl follows; the others are counted and logged. */
+  private itemsFor(links: string[], depth: number, pagination: boolean, seeds = false): FrontierItem[] {
     const { spec } = this;
     const items: FrontierItem[] = [];
     let paginationBudget = spec.maxPaginationPages - this.paginationFollowed;
@@ -235,10 +276,7 @@ export class CrawlRun {
       }
       items.push({ url: url.href, depth, pagination });
     }
-    if (items.length === 0) return;
-    const accepted = await this.frontier.add(items);
-    if (pagination) this.paginationFollowed += accepted;
-    if (accepted > 0) this.notify();
+    return items;
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
@@ -246,16 +284,7 @@ export class CrawlRun {
       const item = await this.frontier.next();
       if (!item) {
         if (isFinished(await this.frontier.stats())) return;
-        // Pages in flight may still add URLs: wait for them (or 100 ms, for a frontier shared with others).
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, 100);
-          const prev = this.wake;
-          this.wake = () => {
-            clearTimeout(timer);
-            prev?.();
-            resolve();
-          };
-        });
+        await this.waitForWork(); // pages in flight may still add URLs
         continue;
       }
       try {
@@ -281,6 +310,8 @@ export class CrawlRun {
   private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<void> {
     const { spec, deps } = this;
     const url = new URL(item.url);
+    // A resumed crawl: a page in flight at the crash whose document was stored is not fetched again.
+    if (this.resumed && (await this.sink.stored?.(item.url))) return;
     const rules = await this.rulesFor(url, signal);
     if (rules && !rules.isAllowed(url.href)) {
       this.drop(url.href, 'robots', 'robots.txt disallows it');
@@ -315,12 +346,14 @@ export class CrawlRun {
       ).finally(() => deadline.dispose());
       if (signal.aborted) return;
       this.crawled++;
-      await this.sink.document(item, rendered.document, rendered.links);
+      // Links go into the frontier before the document is stored: a stored document means its links are
+      // stored too (writes commit in order), so a resumed crawl can skip a page whose document it has.
       if (spec.follow && spec.sitemap !== 'only') {
         await this.enqueue(rendered.links, item.depth + 1, false); // links past maxDepth are counted as skipped
         if (spec.maxPaginationPages > 0) await this.enqueue(rendered.pagination, item.depth, true);
-        await this.reportTotal();
       }
+      await this.sink.document(item, rendered.document, rendered.links);
+      if (spec.follow) await this.reportTotal();
     } catch (err) {
       if (signal.aborted) return;
       const e = toAppError(err);

@@ -94,14 +94,19 @@ export async function* crawlSite(
   const crawlSignal = AbortSignal.any([signal, stop.signal]);
   const events: CrawlEvent[] = [];
   let wake: (() => void) | null = null;
-  let drained: (() => void) | null = null;
+  /** Workers waiting for room in the buffer (several with useParallel): all are woken on each read. */
+  const waitingForRoom = new Set<() => void>();
+  const wakeWriters = (): void => {
+    for (const resolve of waitingForRoom) resolve();
+    waitingForRoom.clear();
+  };
   const emit = (event: CrawlEvent): void => {
     events.push(event);
     wake?.();
   };
   const room = async (): Promise<void> => {
     while (events.length >= MAX_BUFFERED_EVENTS && !crawlSignal.aborted) {
-      await new Promise<void>((resolve) => (drained = resolve));
+      await new Promise<void>((resolve) => waitingForRoom.add(resolve));
     }
   };
   let errors = 0;
@@ -134,9 +139,7 @@ export async function* crawlSite(
     for (;;) {
       const event = events.shift();
       if (event) {
-        const d = drained as (() => void) | null;
-        drained = null;
-        d?.();
+        wakeWriters();
         yield event;
         continue;
       }
@@ -157,7 +160,6 @@ export async function* crawlSite(
   } finally {
     // The consumer stopped early (client gone, error): the job is cancelled.
     stop.abort();
-    const d = drained as (() => void) | null;
-    d?.();
+    wakeWriters();
   }
 }

@@ -153,15 +153,21 @@ export async function activeCrawls(services: Services) {
           teamId: 'self-hosted',
           url: request.url,
           created_at: new Date(j.createdAt).toISOString(),
-          options: { ...request.spec, page: undefined, scrapeOptions: request.spec.page },
+          // The crawl's options, minus the headers sent to the target (cookies, tokens): never echoed.
+          options: {
+            ...request.spec,
+            page: undefined,
+            scrapeOptions: { ...request.spec.page, headers: undefined },
+          },
         };
       }),
   };
 }
 
-export async function startExtract(services: Services, body: FcExtractBody) {
-  const job = await services.jobs.startTask('extract', extractRequestOf(body, services.serverLlm));
-  return { success: true as const, id: job.id, urlTrace: [] };
+export async function startExtract(services: Services, body: FcExtractBody, api: Api) {
+  const { request, invalidURLs } = extractRequestOf(body, api, services.serverLlm);
+  const job = await services.jobs.startTask('extract', request);
+  return { success: true as const, id: job.id, urlTrace: [], ...(invalidURLs ? { invalidURLs } : {}) };
 }
 
 export async function startLlmsTxt(services: Services, body: FcLlmsTxtBody) {

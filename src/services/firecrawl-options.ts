@@ -26,8 +26,13 @@ const SUPPORTED_FORMATS = new Set<FormatName>([
 const NO_CACHE_PROXIES = new Set(['basic', 'auto']);
 
 /** Fields asking for something this server does not do: a 400 naming the field, never silently ignored. */
-function refuse(field: string, why: string): never {
+export function refuse(field: string, why: string): never {
   throw new BadRequestError(`${field}: ${why}`);
+}
+
+/** Zero data retention cannot be promised: documents are what a job's caller comes back for. */
+export function refuseRetention(value: boolean | undefined, field: string): void {
+  if (value) refuse(field, 'documents are kept for JOB_TTL_HOURS after the job ends on this server');
 }
 
 function formatsOf(formats: FcScrapeOptions['formats'], prefix: string): FormatName[] {
@@ -39,6 +44,13 @@ function formatsOf(formats: FcScrapeOptions['formats'], prefix: string): FormatN
       (typeof f === 'object' && (f as Record<string, unknown>).fullPage === true)
     ) {
       refuse(`${prefix}formats[${i}]`, 'full-page screenshots are not supported by this server yet');
+    }
+    if (typeof f === 'object') {
+      for (const key of Object.keys(f)) {
+        if (key !== 'type' && !(key === 'fullPage' && (f as Record<string, unknown>).fullPage === false)) {
+          refuse(`${prefix}formats[${i}].${key}`, 'not supported by this server');
+        }
+      }
     }
     if (!SUPPORTED_FORMATS.has(name as FormatName)) {
       refuse(
@@ -69,6 +81,7 @@ export function scrapeOptionsOf(
   if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
   if (o.profile !== undefined) refuse(`${prefix}profile`, 'browser profiles are not supported');
+  refuseRetention(o.zeroDataRetention, `${prefix}zeroDataRetention`);
   for (const field of ['location', 'geolocation'] as const) {
     if (o[field] && Object.keys(o[field]).length > 0) {
       refuse(
@@ -148,6 +161,11 @@ export function crawlSpecOf(
       : 'include'
     : ((body as FcCrawlV2Body).sitemap ?? 'include');
   const entireDomain = body.crawlEntireDomain ?? v1?.allowBackwardLinks ?? false;
+  refuseRetention(body.zeroDataRetention, 'zeroDataRetention');
+  const delayMs = body.delay === undefined ? null : Math.round(body.delay * 1000);
+  if (delayMs !== null && delayMs > settings.maxDelayMs) {
+    refuse('delay', `must be <= ${settings.maxDelayMs / 1000} seconds on this server (CRAWL_MAX_DELAY_MS)`);
+  }
   return {
     seeds: [start.href],
     follow: true,
@@ -165,9 +183,12 @@ export function crawlSpecOf(
     },
     ignoreQueryParameters: body.ignoreQueryParameters ?? false,
     sitemap,
-    maxPaginationPages: 50,
+    // Firecrawl counts sitemap pages at discovery depth 0 and follows no pagination links of its own.
+    sitemapDepth: 0,
+    maxPaginationPages: 0,
     robots: true,
-    delayMs: body.delay !== undefined ? Math.round(body.delay * 1000) : null,
+    // The operator's CRAWL_MIN_DELAY_MS is a floor a caller cannot lower.
+    delayMs: delayMs === null ? null : Math.max(delayMs, settings.minDelayMs),
     concurrency: Math.min(body.maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
     page: scrapeOptionsOf(body.scrapeOptions ?? {}, 'scrapeOptions.', browserAvailable),
   };

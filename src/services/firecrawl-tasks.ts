@@ -6,7 +6,7 @@ import type { LlmsTxtBody } from '../schemas/search.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { LlmsTxtResult } from './llmstxt.js';
 import type { WebhookTarget } from './webhooks.js';
-import { webhookOf } from './firecrawl-options.js';
+import { refuse, refuseRetention, webhookOf } from './firecrawl-options.js';
 
 /** What an extract job stores: the server's LLM is read at run time, so its key is never stored. */
 export interface ExtractJobRequest {
@@ -25,7 +25,11 @@ export interface LlmsTxtJobRequest {
 }
 
 /** Checks a Firecrawl extract request and turns it into the job's stored request. */
-export function extractRequestOf(body: FcExtractBody, llm: Config['llm']): ExtractJobRequest {
+export function extractRequestOf(
+  body: FcExtractBody,
+  api: 'v1' | 'v2',
+  llm: Config['llm'],
+): { request: ExtractJobRequest; invalidURLs: string[] | undefined } {
   if (!llm) {
     throw new BadRequestError(
       'extract needs an LLM: set OPENAI_BASE_URL (and OPENAI_API_KEY, MODEL_NAME) on the server, or use /api/v1/extract with llmBaseUrl',
@@ -38,22 +42,35 @@ export function extractRequestOf(body: FcExtractBody, llm: Config['llm']): Extra
   if (body.urlTrace) refuse('urlTrace', 'URL traces are not supported');
   if (body.showSources) refuse('showSources', 'sources are not reported by this server');
   if (body.prompt === undefined && body.schema === undefined) refuse('prompt', 'give a prompt or a schema');
-  const urls = body.urls.map((url, i) => {
-    if (url.includes('*')) refuse(`urls[${i}]`, 'wildcard URLs are not supported; list the pages');
-    return parseTargetUrl(url).href;
-  });
+  if (body.scrapeOptions && Object.keys(body.scrapeOptions).length > 0) {
+    refuse('scrapeOptions', 'extract reads pages with the default options on this server');
+  }
+  refuseRetention(body.zeroDataRetention, 'zeroDataRetention');
+  // Firecrawl v2 skips invalid URLs by default (and lists them); v1 refuses them unless asked.
+  const ignoreInvalid = body.ignoreInvalidURLs ?? api === 'v2';
+  const urls: string[] = [];
+  const invalid: string[] = [];
+  for (const [i, url] of body.urls.entries()) {
+    try {
+      if (url.includes('*')) refuse(`urls[${i}]`, 'wildcard URLs are not supported; list the pages');
+      urls.push(parseTargetUrl(url).href);
+    } catch (err) {
+      if (!ignoreInvalid) refuse(`urls[${i}]`, (err as Error).message.replace(/^urls\[\d+\]: /, ''));
+      invalid.push(url);
+    }
+  }
+  if (urls.length === 0) refuse('urls', 'no valid URL to extract from');
   return {
-    urls,
-    prompt: body.prompt,
-    schema: body.schema as Record<string, unknown> | boolean | undefined,
-    systemPrompt: body.systemPrompt,
-    timeout: body.timeout,
-    webhook: webhookOf(body.webhook),
+    request: {
+      urls,
+      prompt: body.prompt,
+      schema: body.schema as Record<string, unknown> | boolean | undefined,
+      systemPrompt: body.systemPrompt,
+      timeout: body.timeout,
+      webhook: webhookOf(body.webhook),
+    },
+    invalidURLs: ignoreInvalid ? invalid : undefined,
   };
-}
-
-function refuse(field: string, why: string): never {
-  throw new BadRequestError(`${field}: ${why}`);
 }
 
 export function extractBodyOf(req: ExtractJobRequest, llm: NonNullable<Config['llm']>): ExtractBody {

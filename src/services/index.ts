@@ -20,6 +20,7 @@ import { JobManager } from './jobs.js';
 import { WebhookSender } from './webhooks.js';
 import { SqliteDb } from '../jobs/sqlite.js';
 import { SqliteJobStore } from '../jobs/sqlite-job-store.js';
+import { SqliteFrontier } from '../jobs/sqlite-frontier.js';
 import { toAppError } from '../errors.js';
 import { LlmClient } from '../extract/llm.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
@@ -158,8 +159,9 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     llmMaxInputChars: config.llmMaxInputChars,
   };
   const jobs = new JobManager({
-    sql,
     store: sql ? new SqliteJobStore(sql, config.jobTtlMs) : null,
+    frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
+    onStoreFailure: (listener) => void sql?.onFailure(listener),
     storeError,
     crawl: crawlDeps,
     webhooks: new WebhookSender({ ...guard, secret: config.webhookSecret, log }),

@@ -3,14 +3,13 @@ import type { Frontier } from '../crawl/frontier.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { regexMatcher, globMatcher } from '../crawl/scope.js';
 import type { ScopeOptions } from '../crawl/scope.js';
-import { AppError, JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
+import { JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
 import type { JobKind, JobRecord, JobStore } from '../jobs/job-store.js';
 import { FINAL_STATES } from '../jobs/job-store.js';
 import { MemoryJobStore } from '../jobs/memory-job-store.js';
-import { SqliteFrontier } from '../jobs/sqlite-frontier.js';
-import type { SqliteDb } from '../jobs/sqlite.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
+import { sleep } from '../lib/sleep.js';
 import type { PageDocument } from '../schemas/page.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
@@ -38,8 +37,11 @@ export type DocumentShaper = (
 
 export interface JobManagerDeps {
   /** The durable store; null when it cannot be opened (job routes then answer 503 with `storeError`). */
-  sql: SqliteDb | null;
   store: JobStore | null;
+  /** A durable job's frontier (the same adapter family as `store`). */
+  frontierFor: (jobId: string) => Frontier;
+  /** Registers what to do when the store loses writes it had accepted (a failed commit). */
+  onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
   storeError: string | null;
   crawl: CrawlDeps;
   webhooks: WebhookSender;
@@ -54,7 +56,7 @@ export interface JobManagerDeps {
   purgeIntervalMs: number;
 }
 
-const sleepMs = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+type Outcome = { state: 'completed'; result: unknown } | { state: 'failed'; error: string };
 
 /** Firecrawl's webhook event prefix for a job kind. */
 const EVENT_PREFIX: Record<JobKind, string> = {
@@ -83,10 +85,15 @@ export class JobManager {
   private readonly gate: Gate;
   private readonly memory: MemoryJobStore;
   private readonly purgeTimer: NodeJS.Timeout;
-  private closing = false;
+  private readonly stopping = new AbortController();
 
   constructor(private readonly deps: JobManagerDeps) {
     this.gate = new Gate('job', deps.maxRunning, Number.POSITIVE_INFINITY);
+    // Writes were lost: every running job stops, and fails with the reason (a restart resumes nothing twice).
+    deps.onStoreFailure((error) => {
+      deps.log.error({ reason: error.message }, 'job store lost writes; running jobs stop');
+      for (const run of this.running.values()) run.controller.abort(error);
+    });
     this.memory = new MemoryJobStore(deps.ttlMs);
     this.purgeTimer = setInterval(() => void this.purge(), deps.purgeIntervalMs);
     this.purgeTimer.unref();
@@ -122,6 +129,7 @@ export class JobManager {
 
   /** Stores a crawl or batch job and starts it in the background; resolves once it is stored. */
   async startCrawl(kind: 'crawl' | 'batch_scrape', request: CrawlJobRequest): Promise<JobRecord> {
+    if (request.webhook) await this.deps.webhooks.check(request.webhook);
     const job = await this.store.create({
       id: randomUUID(),
       kind,
@@ -134,7 +142,9 @@ export class JobManager {
   }
 
   /** Stores a one-value job (extract, llms.txt) and starts it in the background. */
-  async startTask(kind: JobKind, request: unknown): Promise<JobRecord> {
+  async startTask(kind: JobKind, request: object): Promise<JobRecord> {
+    const { webhook } = request as { webhook?: WebhookTarget | null };
+    if (webhook) await this.deps.webhooks.check(webhook);
     const job = await this.store.create({ id: randomUUID(), kind, request, listed: true, total: 1 });
     this.launch(job, true);
     return job;
@@ -146,9 +156,11 @@ export class JobManager {
    */
   async cancel(id: string): Promise<void> {
     const job = await this.get(id);
-    // Firecrawl's answer, word for word for crawls: "Crawl is already completed".
+    // Firecrawl's answer, word for word for crawls: "Crawl is already completed". Cancelling a cancelled job
+    // again is no error.
     const over = (state: string): JobFinishedError =>
       new JobFinishedError(`${job.kind === 'crawl' ? 'Crawl' : 'Job'} is already ${state}`);
+    if (job.state === 'cancelled') return;
     if (FINAL_STATES.has(job.state)) throw over(job.state);
     const changed = await this.store.finish(id, 'cancelled');
     this.running.get(id)?.controller.abort();
@@ -192,12 +204,19 @@ export class JobManager {
   /** Resumes the jobs a dead process left running (called once at startup). */
   async resumeInterrupted(): Promise<void> {
     if (!this.deps.store) return;
-    for (const job of await this.deps.store.claimInterrupted()) {
+    let interrupted: JobRecord[];
+    try {
+      interrupted = await this.deps.store.claimInterrupted();
+    } catch (err) {
+      // A full disk must not stop the service from starting (and a supervisor from crash-looping it).
+      this.deps.log.error({ reason: toAppError(err).message }, 'interrupted jobs could not be resumed');
+      return;
+    }
+    for (const job of interrupted) {
       if (job.interruptions > this.deps.maxInterruptions) {
         const error = `Job was interrupted ${job.interruptions} times (the service stopped while running it); giving up`;
-        await this.deps.store.finish(job.id, 'failed', { error });
         this.deps.log.warn({ jobId: job.id, interruptions: job.interruptions }, 'interrupted job failed');
-        this.notify(job, 'failed', { error });
+        void this.settle(job, { state: 'failed', error });
         continue;
       }
       this.deps.log.info({ jobId: job.id, kind: job.kind }, 'resuming interrupted job');
@@ -217,15 +236,24 @@ export class JobManager {
         }
       })
       .catch((err: unknown) => {
-        this.deps.log.error({ jobId: job.id, err }, 'job runner failed');
+        // Cancelled (or the service stopping) while waiting for its turn: nothing ran, nothing to report.
+        if (!controller.signal.aborted) this.deps.log.error({ jobId: job.id, err }, 'job runner failed');
       })
       .finally(() => this.running.delete(job.id));
     this.running.set(job.id, { controller, done });
   }
 
   private async execute(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
-    const store = this.store;
     if (fresh) this.notify(job, 'started', {});
+    // Aborted by a cancel (already final) or a clean stop (resumed at the next start): nothing to record.
+    // Aborted because the store lost writes: the job fails with that reason.
+    const stoppedByUs = (): boolean => signal.aborted && !(signal.reason instanceof StoreUnavailableError);
+    const failure = (err: unknown): Outcome => {
+      const e = toAppError(err);
+      if (e.code === 'INTERNAL') this.deps.log.error({ jobId: job.id, err }, 'job failed');
+      return { state: 'failed', error: e.code === 'INTERNAL' ? 'Internal error' : e.message };
+    };
+    let outcome: Outcome;
     try {
       let result: unknown;
       if (job.kind === 'crawl' || job.kind === 'batch_scrape') await this.runCrawl(job, fresh, signal);
@@ -234,29 +262,41 @@ export class JobManager {
         if (!runner) throw new StoreUnavailableError(`No runner for ${job.kind} jobs`);
         result = await runner(job.request, signal);
       }
-      if (signal.aborted) return; // cancelled (already final) or the service is stopping (resumed later)
-      if (await store.finish(job.id, 'completed', { result })) {
-        this.notify(await this.get(job.id), 'completed', {});
-      }
+      if (stoppedByUs()) return;
+      outcome = signal.aborted ? failure(signal.reason) : { state: 'completed', result };
     } catch (err) {
-      if (signal.aborted) return;
-      const e = toAppError(err);
-      const error = e instanceof AppError && e.code !== 'INTERNAL' ? e.message : 'Internal error';
-      if (e.code === 'INTERNAL') this.deps.log.error({ jobId: job.id, err }, 'job failed');
-      await store.finish(job.id, 'failed', { error }).catch(() => undefined);
-      this.notify(job, 'failed', { error });
+      if (stoppedByUs()) return;
+      outcome = failure(signal.aborted ? signal.reason : err);
     }
+    await this.settle(job, outcome);
   }
 
-  private frontierFor(jobId: string): Frontier {
-    if (!this.deps.sql) throw new StoreUnavailableError(`Job store unavailable: ${this.deps.storeError}`);
-    return new SqliteFrontier(this.deps.sql, jobId);
+  /**
+   * Records how a job ended, retrying with backoff while the store fails, so that a job never stays in
+   * `scraping` with nothing running it. The webhook goes out once the end is stored.
+   */
+  private async settle(job: JobRecord, outcome: Outcome): Promise<void> {
+    for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
+      try {
+        const { state, ...rest } = outcome;
+        if (await this.store.finish(job.id, state, rest)) {
+          this.notify(job, state, state === 'failed' ? { error: outcome.error } : {});
+        }
+        return;
+      } catch (err) {
+        this.deps.log.warn(
+          { jobId: job.id, reason: toAppError(err).message },
+          'recording the end of a job failed',
+        );
+        await sleep(Math.min(30_000, 1000 * 2 ** attempt), this.stopping.signal);
+      }
+    }
   }
 
   private async runCrawl(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
     const store = this.store;
     const request = job.request as CrawlJobRequest;
-    const frontier = this.frontierFor(job.id);
+    const frontier = this.deps.frontierFor(job.id);
     if (!fresh) await frontier.requeueInFlight();
     const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
     const sink: CrawlSink = {
@@ -268,6 +308,7 @@ export class JobManager {
       },
       failed: (url, e) => store.addError(job.id, url, e.code, e.message),
       robotsBlocked: (url) => store.addRobotsBlocked(job.id, url),
+      stored: (url) => store.hasDocument(job.id, url),
       progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
     };
     const run = new CrawlRun(
@@ -292,7 +333,6 @@ export class JobManager {
       success: event !== 'failed',
       type,
       id: job.id,
-      webhookId: job.id,
       data: extra.data ?? [],
       metadata: target.metadata,
       ...(extra.error ? { error: extra.error } : {}),
@@ -319,8 +359,8 @@ export class JobManager {
    * resumes them, and does not count as an interruption.
    */
   async close(): Promise<void> {
-    if (this.closing) return;
-    this.closing = true;
+    if (this.stopping.signal.aborted) return;
+    this.stopping.abort();
     clearInterval(this.purgeTimer);
     const runs = [...this.running.entries()];
     for (const [, run] of runs) run.controller.abort();
@@ -328,7 +368,7 @@ export class JobManager {
       await Promise.all(runs.map(([id]) => this.deps.store!.suspend(id).catch(() => undefined)));
     }
     // Pages in flight end at their own deadline; their writes must land before the file closes.
-    await Promise.race([Promise.allSettled(runs.map(([, run]) => run.done)), sleepMs(10_000)]);
+    await Promise.race([Promise.allSettled(runs.map(([, run]) => run.done)), sleep(10_000)]);
     await this.deps.webhooks.close();
     await this.deps.store?.close();
   }

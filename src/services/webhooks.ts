@@ -1,8 +1,10 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import type { Logger } from '../lib/logger.js';
 import { sleep } from '../lib/sleep.js';
-import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
+import { BadRequestError } from '../errors.js';
+import { assertTargetAllowed, guardedLookup, isBlockedAddress } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 
 /** A caller's webhook (Firecrawl's `webhook` field, normalized). */
@@ -23,13 +25,14 @@ export interface WebhookOptions extends GuardOptions {
   attemptTimeoutMs?: number;
 }
 
-const MAX_PENDING_PER_JOB = 1000;
+/** `page` deliveries waiting per job at most; `started`, `completed` and `failed` are never dropped. */
+const MAX_PENDING_PAGES_PER_JOB = 1000;
 
 /**
  * Delivers webhook events as Firecrawl does: POST JSON, signed with HMAC-SHA256 of the raw body in
  * `X-Firecrawl-Signature: sha256=<hex>`, through the SSRF guard like any target. A delivery that does not get
  * a 2xx within 10 s is retried after 1, 4 and 15 s, then dropped with a log line. Deliveries of one job go out
- * in order, one at a time; a job's queue is bounded (excess `page` events are dropped and logged).
+ * in order, one at a time; a job's queue of `page` events is bounded (the excess is dropped and logged).
  */
 export class WebhookSender {
   private readonly agent: Agent;
@@ -41,12 +44,33 @@ export class WebhookSender {
     this.agent = new Agent({ connect: { lookup: guardedLookup(options) }, keepAliveTimeout: 10_000 });
   }
 
+  /**
+   * Refuses a webhook URL the SSRF guard would refuse at delivery (a private address, a name that resolves
+   * only to private addresses), so the caller hears it at once instead of never receiving anything.
+   */
+  async check(target: WebhookTarget): Promise<void> {
+    const url = new URL(target.url);
+    try {
+      assertTargetAllowed(url, this.options);
+    } catch (err) {
+      throw new BadRequestError(`webhook.url: ${(err as Error).message}`);
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (this.options.allowPrivateNetworks || isIP(host)) return;
+    const addresses = await this.options.resolver(host).catch(() => []);
+    const blocked = this.options.isBlocked ?? isBlockedAddress;
+    if (addresses.length === 0) throw new BadRequestError(`webhook.url: ${host} could not be resolved`);
+    if (addresses.every((a) => blocked(a.address))) {
+      throw new BadRequestError(`webhook.url: ${host} resolves to a private or reserved address`);
+    }
+  }
+
   /** Queues one event for `jobId`'s webhook; never throws (a webhook never fails a job). */
   send(jobId: string, target: WebhookTarget, event: string, body: Record<string, unknown>): void {
     const short = event.slice(event.indexOf('.') + 1);
     if (!target.events.includes(short)) return;
     const pending = this.pending.get(jobId) ?? 0;
-    if (pending >= MAX_PENDING_PER_JOB) {
+    if (short === 'page' && pending >= MAX_PENDING_PAGES_PER_JOB) {
       this.options.log.warn({ jobId, event }, 'webhook delivery dropped: too many pending for this job');
       return;
     }
@@ -70,7 +94,7 @@ export class WebhookSender {
     event: string,
     body: Record<string, unknown>,
   ): Promise<void> {
-    const raw = JSON.stringify(body);
+    const raw = JSON.stringify({ ...body, webhookId: randomUUID() }); // one id per delivery, as Firecrawl
     const headers: Record<string, string> = { ...target.headers, 'content-type': 'application/json' };
     if (this.options.secret) {
       const hex = createHmac('sha256', this.options.secret).update(raw).digest('hex');

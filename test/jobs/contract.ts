@@ -51,6 +51,8 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       assert.equal(await h.store.addDocument(id, 'https://a.test/1', '{"n":"again"}'), false);
       await h.store.addDocument(id, 'https://a.test/3', '{"n":3}');
       assert.equal((await h.store.get(id))?.completed, 3);
+      assert.equal(await h.store.hasDocument(id, 'https://a.test/2'), true);
+      assert.equal(await h.store.hasDocument(id, 'https://a.test/9'), false);
       const first = await h.store.documents(id, 0, 2, 1e9);
       assert.deepEqual(first.documents, ['{"n":1}', '{"n":2}']);
       assert.equal(first.more, true);
