@@ -73,7 +73,7 @@ export async function jobCrawlOnce(pages: number, port: number): Promise<JobCraw
     const quarterRssMb: number[] = [];
     let completed = 0;
     for (;;) {
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, 100));
       const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
         status: string;
         completed: number;

@@ -156,10 +156,10 @@ export class SqliteJobStore implements JobStore {
   documents(id: string, skip: number, limit: number, maxBytes: number): Promise<DocumentPage> {
     return this.read(() => {
       // Choose the range by size before loading any body.
-      const sizes = this.q.docSizes.all(id, skip, limit) as [number, number][];
+      // Rows are read one by one up to the byte budget (a covering index), not the whole rest of the job.
       let end = skip;
       let bytes = 0;
-      for (const [seq, size] of sizes) {
+      for (const [seq, size] of this.q.docSizes.iterate(id, skip, limit) as Iterable<[number, number]>) {
         if (end > skip && bytes + Number(size) > maxBytes) break;
         bytes += Number(size);
         end = Number(seq) + 1;

@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS documents (
   PRIMARY KEY (job_id, seq)
 ) WITHOUT ROWID;
 CREATE UNIQUE INDEX IF NOT EXISTS documents_by_url ON documents (job_id, url);
+CREATE INDEX IF NOT EXISTS documents_sizes ON documents (job_id, seq, bytes);
 CREATE TABLE IF NOT EXISTS job_errors (
   job_id TEXT NOT NULL,
   url TEXT NOT NULL,
