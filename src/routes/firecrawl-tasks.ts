@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import {
-  FcErrorReply,
   FcExtractBody,
   FcLlmsTxtBody,
   FcTaskStatusReply,
@@ -9,8 +8,8 @@ import {
 import { Type } from 'typebox';
 import { startExtract, startLlmsTxt, taskStatus } from '../services/firecrawl-jobs.js';
 import type { Api } from '../services/firecrawl-jobs.js';
+import { fcErrors } from './firecrawl-job-routes.js';
 
-const errors = { '4xx': FcErrorReply, '5xx': FcErrorReply };
 const Started = Type.Object({
   success: Type.Literal(true),
   id: Type.String(),
@@ -29,7 +28,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: 'Start an extract job (server LLM)',
           body: FcExtractBody,
-          response: { 200: Started, ...errors },
+          response: { 200: Started, ...fcErrors },
         },
       },
       async (req) => startExtract(app.services, req.body, api),
@@ -41,7 +40,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           tags,
           summary: 'An extract job: status and data',
           params: JobIdParams,
-          response: { 200: FcTaskStatusReply, ...errors },
+          response: { 200: FcTaskStatusReply, ...fcErrors },
         },
       },
       async (req) => taskStatus(app.services, req.params.id, 'extract', api),
@@ -55,7 +54,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Start an llms.txt job',
         body: FcLlmsTxtBody,
-        response: { 200: Started, ...errors },
+        response: { 200: Started, ...fcErrors },
       },
     },
     async (req) => startLlmsTxt(app.services, req.body),
@@ -67,7 +66,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'An llms.txt job: status and data',
         params: JobIdParams,
-        response: { 200: FcTaskStatusReply, ...errors },
+        response: { 200: FcTaskStatusReply, ...fcErrors },
       },
     },
     async (req) => taskStatus(app.services, req.params.id, 'llmstxt', 'v1'),
