@@ -1,10 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import {
-  FcExtractBody,
-  FcLlmsTxtBody,
-  FcTaskStatusReply,
-  JobIdParams,
-} from '../schemas/firecrawl.js';
+import { FcExtractBody, FcLlmsTxtBody, FcTaskStatusReply, JobIdParams } from '../schemas/firecrawl.js';
 import { Type } from 'typebox';
 import { startExtract, startLlmsTxt, taskStatus } from '../services/firecrawl-jobs.js';
 import type { Api } from '../services/firecrawl-jobs.js';
