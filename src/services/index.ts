@@ -169,7 +169,8 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     tasks: {
       extract: async (request, signal) => {
         const body = extractBodyOf(request as ExtractJobRequest, config.llm!);
-        return mergeExtracted(await gates.extract.run(() => extractBatch(body, signal, extractDeps), signal));
+        // Jobs are bounded by MAX_RUNNING_JOBS; the request gate's queue limit is for callers awaiting a reply.
+        return mergeExtracted(await extractBatch(body, signal, extractDeps));
       },
       llmstxt: async (request, signal) => {
         const req = request as LlmsTxtJobRequest;
