@@ -1,9 +1,11 @@
-import { after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { RedisFrontier } from '../../src/jobs/redis-frontier.js';
 import { RedisJobStore } from '../../src/jobs/redis-job-store.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
-import { jobStoreContract } from './contract.js';
+import { frontierContract, jobStoreContract } from './contract.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */
 
@@ -33,6 +35,48 @@ if (redisAvailable) {
       },
       close: () => store.close(),
     };
+  });
+  frontierContract('redis', async () => {
+    const admin = connect();
+    await admin.flushdb();
+    await admin.quit();
+    const clients: Redis[] = [];
+    const open = (): RedisFrontier => {
+      const client = connect();
+      clients.push(client);
+      return new RedisFrontier(client, 'job-1');
+    };
+    let frontier = open();
+    return {
+      frontier,
+      // Another worker (or this one restarted) on the same job: in-flight items are found and requeued.
+      reopen: async () => {
+        frontier.close();
+        frontier = open();
+        return frontier;
+      },
+      close: async () => {
+        frontier.close();
+        await Promise.all(clients.map((c) => c.quit()));
+      },
+    };
+  });
+
+  test('redis frontier: a dead worker's in-flight item is taken over once its lease runs out', async () => {
+    const [a, b] = [connect(), connect()];
+    const dead = new RedisFrontier(a, 'job-lease', 200);
+    await dead.add([{ url: 'https://a.test/x', depth: 0, pagination: false }]);
+    assert.equal((await dead.next())?.url, 'https://a.test/x');
+    dead.close(); // the worker dies: nobody renews its lease
+    const alive = new RedisFrontier(b, 'job-lease', 200);
+    assert.equal(await alive.next(), undefined, 'still leased');
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const taken = await alive.next();
+    assert.equal(taken?.url, 'https://a.test/x');
+    await alive.complete(taken!);
+    assert.deepEqual(await alive.stats(), { queued: 0, inFlight: 0, discovered: 1 });
+    alive.close();
+    await Promise.all([a.quit(), b.quit()]);
   });
 } else {
   console.log(`# !!! REDIS CONTRACT TESTS SKIPPED: ${REDIS_MISSING}`);

@@ -1,0 +1,145 @@
+import type { Redis } from 'ioredis';
+import type { Frontier, FrontierItem, FrontierStats } from '../crawl/frontier.js';
+import { normalizeUrl } from '../crawl/normalize.js';
+import { AppError } from '../errors.js';
+import { storeError } from './sqlite.js';
+
+/** Accepts unseen URLs. KEYS: seen, queue. ARGV: pairs of (key, item JSON). */
+const ADD = `
+local accepted = 0
+for i = 1, #ARGV, 2 do
+  if redis.call('SADD', KEYS[1], ARGV[i]) == 1 then
+    redis.call('RPUSH', KEYS[2], ARGV[i + 1])
+    accepted = accepted + 1
+  end
+end
+return accepted`;
+
+/**
+ * Takes the next item under a lease; items whose lease ran out (their worker died) go back to the head of the
+ * queue first. KEYS: queue, inflight. ARGV: now, lease ms.
+ */
+const NEXT = `
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+for i = #expired, 1, -1 do
+  redis.call('ZREM', KEYS[2], expired[i])
+  redis.call('LPUSH', KEYS[1], expired[i])
+end
+local item = redis.call('LPOP', KEYS[1])
+if not item then return false end
+redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), item)
+return item`;
+
+/** Puts every in-flight item back at the head of the queue. KEYS: queue, inflight. */
+const REQUEUE = `
+local items = redis.call('ZRANGE', KEYS[2], 0, -1)
+for i = #items, 1, -1 do redis.call('LPUSH', KEYS[1], items[i]) end
+redis.call('DEL', KEYS[2])
+return #items`;
+
+const encode = (item: FrontierItem): string =>
+  JSON.stringify({ url: item.url, depth: item.depth, pagination: item.pagination });
+
+/**
+ * A job's frontier in Redis, shared by every worker process working the job: a set of URLs seen, a queue,
+ * and the items in flight as a sorted set of leases. A worker renews the leases of what it holds; when it
+ * dies, its items are taken over by the next `next()` of any worker once their lease runs out, so a URL is
+ * never lost, at worst fetched twice (documents are unique per URL). The same contract as every adapter.
+ */
+export class RedisFrontier implements Frontier {
+  private readonly held = new Set<string>();
+  private readonly renewal: NodeJS.Timeout;
+  private readonly keys: { seen: string; queue: string; inflight: string };
+
+  constructor(
+    private readonly redis: Redis,
+    jobId: string,
+    private readonly leaseMs = 60_000,
+  ) {
+    const base = `pw:job:${jobId}:frontier`;
+    this.keys = { seen: `${base}:seen`, queue: `${base}:queue`, inflight: `${base}:inflight` };
+    redis.defineCommand('pwFrontierAdd', { numberOfKeys: 2, lua: ADD });
+    redis.defineCommand('pwFrontierNext', { numberOfKeys: 2, lua: NEXT });
+    redis.defineCommand('pwFrontierRequeue', { numberOfKeys: 2, lua: REQUEUE });
+    // Leases of what this process holds are renewed well before they run out.
+    this.renewal = setInterval(() => void this.renew(), Math.max(1000, leaseMs / 3));
+    this.renewal.unref();
+  }
+
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw err instanceof AppError ? err : storeError(err);
+    }
+  }
+
+  private cmd(name: string, keys: string[], args: (string | number)[]): Promise<unknown> {
+    const fn = (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[
+      name
+    ]!;
+    return fn.call(this.redis, ...keys, ...args);
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    const until = Date.now() + this.leaseMs;
+    const multi = this.redis.multi();
+    for (const member of this.held) multi.zadd(this.keys.inflight, 'XX', until, member);
+    await multi.exec().catch(() => undefined); // a lost renewal only risks a second fetch
+  }
+
+  add(items: readonly FrontierItem[]): Promise<number> {
+    const args: string[] = [];
+    for (const item of items) {
+      const key = normalizeUrl(item.url);
+      if (key !== null) args.push(key, encode({ ...item, url: key }));
+    }
+    if (args.length === 0) return Promise.resolve(0);
+    return this.call(async () =>
+      Number(await this.cmd('pwFrontierAdd', [this.keys.seen, this.keys.queue], args)),
+    );
+  }
+
+  next(): Promise<FrontierItem | undefined> {
+    return this.call(async () => {
+      const raw = await this.cmd(
+        'pwFrontierNext',
+        [this.keys.queue, this.keys.inflight],
+        [Date.now(), this.leaseMs],
+      );
+      if (typeof raw !== 'string') return undefined;
+      this.held.add(raw);
+      return JSON.parse(raw) as FrontierItem;
+    });
+  }
+
+  complete(item: FrontierItem): Promise<void> {
+    const member = encode(item);
+    this.held.delete(member);
+    return this.call(async () => void (await this.redis.zrem(this.keys.inflight, member)));
+  }
+
+  stats(): Promise<FrontierStats> {
+    return this.call(async () => {
+      const [queued, inFlight, discovered] = await Promise.all([
+        this.redis.llen(this.keys.queue),
+        this.redis.zcard(this.keys.inflight),
+        this.redis.scard(this.keys.seen),
+      ]);
+      return { queued, inFlight, discovered };
+    });
+  }
+
+  requeueInFlight(): Promise<number> {
+    this.held.clear();
+    return this.call(async () =>
+      Number(await this.cmd('pwFrontierRequeue', [this.keys.queue, this.keys.inflight], [])),
+    );
+  }
+
+  /** Stops renewing leases (the items held are released to whoever comes next when they run out). */
+  close(): void {
+    clearInterval(this.renewal);
+  }
+}
