@@ -62,7 +62,7 @@ if (redisAvailable) {
     };
   });
 
-  test('redis frontier: a dead worker's in-flight item is taken over once its lease runs out', async () => {
+  test("redis frontier: a dead worker's in-flight item is taken over once its lease runs out", async () => {
     const [a, b] = [connect(), connect()];
     const dead = new RedisFrontier(a, 'job-lease', 200);
     await dead.add([{ url: 'https://a.test/x', depth: 0, pagination: false }]);
