@@ -59,6 +59,18 @@ export interface Config {
   trustProxy: boolean;
   /** Keys accepted in `Authorization: Bearer <key>` or `X-Api-Key`; empty: no authentication. */
   apiKeys: string[];
+  /** The distributed job engine (REDIS_URL); null: the embedded SQLite store. */
+  redis: {
+    url: string;
+    /** Job shares this process works at once (WORKERS; 0: API only). */
+    workers: number;
+    /** Shares a crawl is split into, so that several processes work it (JOB_SHARES). */
+    shares: number;
+    /** After how long a dead worker's share is taken over (REDIS_STALLED_MS). */
+    stalledMs: number;
+    /** Lease of a frontier item; a dead worker's pages return to the queue after it (FRONTIER_LEASE_MS). */
+    leaseMs: number;
+  } | null;
   /** Folder of the embedded job store (SQLite file `pagewright.db`). */
   dataDir: string;
   /** How long a job and its documents are kept after it ends (JOB_TTL_HOURS). */
@@ -186,6 +198,15 @@ export function loadConfig(env: Env = process.env): Config {
       .split(',')
       .map((k) => k.trim())
       .filter((k) => k !== ''),
+    redis: env.REDIS_URL
+      ? {
+          url: env.REDIS_URL,
+          workers: int(env, 'WORKERS', int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000), 0, 1000),
+          shares: int(env, 'JOB_SHARES', 2, 1, 64),
+          stalledMs: int(env, 'REDIS_STALLED_MS', 30_000, 500, 600_000),
+          leaseMs: int(env, 'FRONTIER_LEASE_MS', 60_000, 500, 3_600_000),
+        }
+      : null,
     dataDir: env.DATA_DIR || './data',
     jobTtlMs: hours(env, 'JOB_TTL_HOURS', 24),
     jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),

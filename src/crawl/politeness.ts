@@ -1,12 +1,19 @@
 import { Gate } from '../lib/gate.js';
 import { sleep } from '../lib/sleep.js';
 
+/** Per-host politeness: request starts to a host spaced by its delay, a bounded number in flight. */
+export interface Politeness {
+  /** Waits for a slot for `host` and its turn; false (holding nothing) if `signal` aborts first. */
+  acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean>;
+  release(host: string): void;
+}
+
 /**
- * Per-host politeness for one crawl: at most `maxPerHost` requests in flight to a host (a Gate per host,
+ * Per-host politeness for one crawl in this process: at most `maxPerHost` requests in flight to a host (a Gate per host,
  * the service's one concurrency primitive), and request starts spaced by the host's delay (robots
  * Crawl-delay, else the configured minimum). Waiters are woken in order, never by polling.
  */
-export class HostLimiter {
+export class HostLimiter implements Politeness {
   private readonly hosts = new Map<string, { gate: Gate; nextStart: number }>();
 
   constructor(private readonly maxPerHost: number) {}

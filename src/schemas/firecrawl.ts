@@ -211,6 +211,9 @@ export const FcStatusReply = Type.Object(
     expiresAt: Type.String(),
     next: Opt(Type.String({ description: 'Absolute URL of the next page; absent on the last page.' })),
     error: Opt(Type.String()),
+    warning: Opt(
+      Type.String({ description: 'Why a running job may not be moving (no worker process alive).' }),
+    ),
     data: Type.Array(AnyObject),
   },
   { additionalProperties: false },

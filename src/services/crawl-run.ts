@@ -2,7 +2,10 @@ import type { Logger } from '../lib/logger.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import type { Frontier, FrontierItem } from '../crawl/frontier.js';
 import { isFinished } from '../crawl/frontier.js';
+import { LocalBudget } from '../crawl/budget.js';
+import type { CrawlBudget } from '../crawl/budget.js';
 import { HostLimiter } from '../crawl/politeness.js';
+import type { Politeness } from '../crawl/politeness.js';
 import { RobotsCache } from '../crawl/robots.js';
 import type { RobotsRules } from '../crawl/robots.js';
 import { CrawlScope } from '../crawl/scope.js';
@@ -107,11 +110,13 @@ export interface CrawlSummary {
 export class CrawlRun {
   private readonly scope: CrawlScope;
   private readonly robots: RobotsCache;
-  private readonly limiter: HostLimiter;
+  private readonly limiter: Politeness;
+  private readonly budget: CrawlBudget;
   private readonly start: URL;
   private crawled: number;
   private errors: number;
-  private reserved: number;
+  /** Set once the budget refused a page: workers stop taking URLs. */
+  private exhausted = false;
   private paginationFollowed = 0;
   private readonly resumed: boolean;
   private hitLimit = false;
@@ -126,6 +131,8 @@ export class CrawlRun {
     private readonly deps: CrawlDeps,
     resumed: { crawled: number; errors: number } = { crawled: 0, errors: 0 },
     matchers: Pick<ScopeOptions, 'include' | 'exclude'> = {},
+    /** Shared with other processes working the same crawl (Redis); this process's own by default. */
+    shared: { budget?: CrawlBudget; politeness?: Politeness; checkStored?: boolean } = {},
   ) {
     this.start = new URL(spec.seeds[0]!);
     const { allowBackwardLinks, allowExternalLinks, allowSubdomains, maxPathDepth } = spec.scope;
@@ -137,11 +144,11 @@ export class CrawlRun {
       ...matchers,
     });
     this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
-    this.limiter = new HostLimiter(deps.settings.hostConcurrency);
+    this.limiter = shared.politeness ?? new HostLimiter(deps.settings.hostConcurrency);
+    this.budget = shared.budget ?? new LocalBudget(spec.limit, resumed.crawled + resumed.errors);
     this.crawled = resumed.crawled;
     this.errors = resumed.errors;
-    this.reserved = resumed.crawled + resumed.errors;
-    this.resumed = resumed.crawled + resumed.errors > 0;
+    this.resumed = shared.checkStored ?? resumed.crawled + resumed.errors > 0;
   }
 
   private get timeout(): number {
@@ -193,7 +200,7 @@ export class CrawlRun {
     );
     if (failure.error !== undefined) throw failure.error;
     const stats = await this.frontier.stats();
-    if (this.reserved >= this.spec.limit && stats.queued > 0) this.hitLimit = true;
+    if (this.exhausted && stats.queued > 0) this.hitLimit = true;
     return {
       crawled: this.crawled,
       errors: this.errors,
@@ -280,7 +287,7 @@ export class CrawlRun {
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
-    while (!signal.aborted && this.reserved < this.spec.limit) {
+    while (!signal.aborted && !this.exhausted) {
       const item = await this.frontier.next();
       if (!item) {
         if (isFinished(await this.frontier.stats())) return;
@@ -310,7 +317,7 @@ export class CrawlRun {
   private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<void> {
     const { spec, deps } = this;
     const url = new URL(item.url);
-    // A resumed crawl: a page in flight at the crash whose document was stored is not fetched again.
+    // A resumed (or shared) crawl: a page whose document was stored meanwhile is not fetched again.
     if (this.resumed && (await this.sink.stored?.(item.url))) return;
     const rules = await this.rulesFor(url, signal);
     if (rules && !rules.isAllowed(url.href)) {
@@ -318,11 +325,11 @@ export class CrawlRun {
       await this.sink.robotsBlocked(url.href);
       return;
     }
-    if (this.reserved >= spec.limit) {
+    if (!(await this.budget.take(item.url))) {
+      this.exhausted = true;
       this.hitLimit = true;
       return;
     }
-    this.reserved++;
     const robotsDelay = rules?.crawlDelayMs ?? null;
     const wanted =
       spec.delayMs === null
@@ -330,7 +337,7 @@ export class CrawlRun {
         : Math.max(spec.delayMs, robotsDelay ?? 0);
     const delay = Math.min(wanted, deps.settings.maxDelayMs);
     if (!(await this.limiter.acquire(url.host, delay, signal))) {
-      this.reserved--;
+      await this.budget.giveBack(item.url);
       return;
     }
     try {

@@ -98,9 +98,11 @@ export async function jobStatus(
     if (query.limit !== undefined) params.set('limit', String(limit));
     next = `${base(origin)}/${api}/${PATH[job.kind as 'crawl' | 'batch_scrape']}/${id}?${params}`;
   }
+  const warning = await services.jobs.warningFor(job);
   return {
     success: true as const,
     status: job.state,
+    ...(warning ? { warning } : {}),
     total: Math.max(job.total, job.completed),
     completed: job.completed,
     creditsUsed: job.completed,

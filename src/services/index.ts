@@ -13,15 +13,10 @@ import type { ScrapeBody } from '../schemas/scrape.js';
 import { ContentPool } from './content-pool.js';
 import { crawlSite } from './crawl.js';
 import type { CrawlDeps } from './crawl-run.js';
-import { firecrawlDocument } from './firecrawl-options.js';
 import { extractBodyOf, llmsTxtBodyOf, llmsTxtResultOf, mergeExtracted } from './firecrawl-tasks.js';
 import type { ExtractJobRequest, LlmsTxtJobRequest } from './firecrawl-tasks.js';
-import { JobManager } from './jobs.js';
-import { WebhookSender } from './webhooks.js';
-import { SqliteDb } from '../jobs/sqlite.js';
-import { SqliteJobStore } from '../jobs/sqlite-job-store.js';
-import { SqliteFrontier } from '../jobs/sqlite-frontier.js';
-import { toAppError } from '../errors.js';
+import type { JobManager } from './jobs.js';
+import { createJobEngine } from './job-engine.js';
 import { LlmClient } from '../extract/llm.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
 import { extractBatch } from './extract.js';
@@ -54,6 +49,8 @@ export interface Services {
   llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
   /** Asynchronous jobs (Firecrawl's crawl, batch scrape, extract, llms.txt). */
   jobs: JobManager;
+  /** Null when healthy, else why not (Redis unreachable). */
+  health(): Promise<string | null>;
   crawlDeps: CrawlDeps;
   /** The server's own LLM (OPENAI_BASE_URL...), for Firecrawl's extract and llms.txt jobs. */
   serverLlm: Config['llm'];
@@ -141,31 +138,16 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     extract: gate('extract', config.maxConcurrentRequests),
     crawl: gate('crawl', config.maxConcurrentCrawls),
   };
-  let sql: SqliteDb | null = null;
-  let storeError: string | null = null;
-  try {
-    sql = SqliteDb.open(config.dataDir);
-  } catch (err) {
-    storeError = toAppError(err).message;
-    log.error(
-      { dataDir: config.dataDir, reason: storeError },
-      'job store unavailable; job routes answer 503',
-    );
-  }
   const extractDeps = {
     ...crawlDeps,
     llm,
     concurrency: config.extractConcurrency,
     llmMaxInputChars: config.llmMaxInputChars,
   };
-  const jobs = new JobManager({
-    store: sql ? new SqliteJobStore(sql, config.jobTtlMs) : null,
-    frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
-    onStoreFailure: (listener) => void sql?.onFailure(listener),
-    storeError,
+  const { jobs, health } = createJobEngine(config, {
     crawl: crawlDeps,
-    webhooks: new WebhookSender({ ...guard, secret: config.webhookSecret, log }),
-    shapeDocument: (doc, sourceUrl) => firecrawlDocument(doc, sourceUrl),
+    guard,
+    log,
     tasks: {
       extract: async (request, signal) => {
         const body = extractBodyOf(request as ExtractJobRequest, config.llm!);
@@ -179,14 +161,10 @@ export function createServices(deps: AppDeps, log: Logger): Services {
         return llmsTxtResultOf(result, req.showFullText);
       },
     },
-    log,
-    ttlMs: config.jobTtlMs,
-    maxRunning: config.maxRunningJobs,
-    maxInterruptions: 3,
-    purgeIntervalMs: config.jobPurgeIntervalMs,
   });
   return {
     jobs,
+    health,
     crawlDeps,
     serverLlm: config.llm,
     scrape: (body, deadline) =>

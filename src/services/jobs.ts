@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { CrawlBudget } from '../crawl/budget.js';
 import type { Frontier } from '../crawl/frontier.js';
+import type { Politeness } from '../crawl/politeness.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { regexMatcher, globMatcher } from '../crawl/scope.js';
 import type { ScopeOptions } from '../crawl/scope.js';
@@ -25,6 +27,25 @@ export interface CrawlJobRequest {
   url: string;
 }
 
+/** A crawl's state shared by every process working it. */
+export interface SharedCrawlState {
+  frontier: Frontier;
+  budget: CrawlBudget;
+  politeness: Politeness;
+  /** Stops this process's part (lease renewals); the state itself stays for the others. */
+  release(): void;
+}
+
+/** How jobs reach the processes that work them when there are several (services/fleet.ts). */
+export interface Fleet {
+  /** Queues a stored job for the fleet's workers. */
+  submit(job: JobRecord): Promise<void>;
+  crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState;
+  /** Worker processes seen alive in the last seconds. */
+  workersAlive(): Promise<number>;
+  close(): Promise<void>;
+}
+
 /** Runs a job that produces one value (extract, llms.txt) from its stored request. */
 export type TaskRunner = (request: unknown, signal: AbortSignal) => Promise<unknown>;
 
@@ -40,6 +61,8 @@ export interface JobManagerDeps {
   store: JobStore | null;
   /** A durable job's frontier (the same adapter family as `store`). */
   frontierFor: (jobId: string) => Frontier;
+  /** Jobs worked by a fleet of processes through Redis (REDIS_URL); null: this process works them. */
+  fleet: Fleet | null;
   /** Registers what to do when the store loses writes it had accepted (a failed commit). */
   onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
   storeError: string | null;
@@ -127,6 +150,13 @@ export class JobManager {
     return this.store.active();
   }
 
+  /** Why a running job may not be moving: in a fleet with no live worker process it waits for one. */
+  async warningFor(job: JobRecord): Promise<string | null> {
+    if (!this.deps.fleet || job.state !== 'scraping') return null;
+    if ((await this.deps.fleet.workersAlive().catch(() => 1)) > 0) return null;
+    return 'No worker process is running: this job waits until one starts (npm run worker, or npm start without WORKERS=0)';
+  }
+
   /** Stores a crawl or batch job and starts it in the background; resolves once it is stored. */
   async startCrawl(kind: 'crawl' | 'batch_scrape', request: CrawlJobRequest): Promise<JobRecord> {
     if (request.webhook) await this.deps.webhooks.check(request.webhook);
@@ -137,8 +167,42 @@ export class JobManager {
       listed: true,
       total: kind === 'batch_scrape' ? request.spec.seeds.length : 0,
     });
-    this.launch(job, true);
+    await this.dispatch(job);
     return job;
+  }
+
+  /** A stored job goes to this process's runner, or to the fleet's queue. */
+  private async dispatch(job: JobRecord): Promise<void> {
+    if (!this.deps.fleet) return this.launch(job, true);
+    this.notify(job, 'started', {});
+    await this.deps.fleet.submit(job);
+  }
+
+  /**
+   * Works one queued share of a job in this process (the fleet's queue calls it): a crawl share crawls until
+   * the shared frontier is done, a task runs to its end. A job cancelled elsewhere stops here within a
+   * fraction of a second. Resolves when this share is over.
+   */
+  async work(jobId: string, signal: AbortSignal): Promise<void> {
+    const job = await this.store.get(jobId);
+    if (!job || job.state !== 'scraping') return;
+    const controller = new AbortController();
+    const stop = (): void => controller.abort(signal.reason);
+    signal.addEventListener('abort', stop, { once: true });
+    const watch = setInterval(() => {
+      void this.store.get(jobId).then(
+        (now) => {
+          if (!now || now.state !== 'scraping') controller.abort();
+        },
+        () => undefined,
+      );
+    }, 250);
+    try {
+      await this.execute(job, false, controller.signal);
+    } finally {
+      clearInterval(watch);
+      signal.removeEventListener('abort', stop);
+    }
   }
 
   /** Stores a one-value job (extract, llms.txt) and starts it in the background. */
@@ -146,7 +210,7 @@ export class JobManager {
     const { webhook } = request as { webhook?: WebhookTarget | null };
     if (webhook) await this.deps.webhooks.check(webhook);
     const job = await this.store.create({ id: randomUUID(), kind, request, listed: true, total: 1 });
-    this.launch(job, true);
+    await this.dispatch(job);
     return job;
   }
 
@@ -203,7 +267,8 @@ export class JobManager {
 
   /** Resumes the jobs a dead process left running (called once at startup). */
   async resumeInterrupted(): Promise<void> {
-    if (!this.deps.store) return;
+    // With a fleet, the queue's stalled-job recovery hands a dead process's work to another one.
+    if (!this.deps.store || this.deps.fleet) return;
     let interrupted: JobRecord[];
     try {
       interrupted = await this.deps.store.claimInterrupted();
@@ -294,10 +359,34 @@ export class JobManager {
   }
 
   private async runCrawl(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
-    const store = this.store;
     const request = job.request as CrawlJobRequest;
+    if (this.deps.fleet) {
+      // Several processes work this crawl at once: frontier, limit and host politeness live in Redis, every
+      // share seeds (adds are idempotent), and the crawl is over only when nothing is queued or in flight.
+      const state = this.deps.fleet.crawlState(job, request.spec);
+      try {
+        await this.crawlOn(job, state.frontier, true, signal, state);
+        while (!signal.aborted && (await state.frontier.stats()).inFlight > 0) await sleep(200, signal);
+      } finally {
+        state.release();
+      }
+      return;
+    }
     const frontier = this.deps.frontierFor(job.id);
     if (!fresh) await frontier.requeueInFlight();
+    const freshFrontier = fresh || (await frontier.stats()).discovered === 0;
+    await this.crawlOn(job, frontier, freshFrontier, signal, {});
+  }
+
+  private async crawlOn(
+    job: JobRecord,
+    frontier: Frontier,
+    fresh: boolean,
+    signal: AbortSignal,
+    shared: { budget?: CrawlBudget; politeness?: Politeness },
+  ): Promise<void> {
+    const store = this.store;
+    const request = job.request as CrawlJobRequest;
     const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
     const sink: CrawlSink = {
       document: async (item, doc) => {
@@ -318,9 +407,13 @@ export class JobManager {
       this.deps.crawl,
       resumed,
       matchersFor(request.spec),
+      {
+        ...shared,
+        // Other processes store pages of this crawl too: a page someone already stored is not fetched again.
+        checkStored: this.deps.fleet !== null || !fresh,
+      },
     );
-    const freshFrontier = fresh || (await frontier.stats()).discovered === 0;
-    await run.run(signal, freshFrontier);
+    await run.run(signal, fresh);
   }
 
   /** Sends a webhook event for `job` when it asked for one (Firecrawl's body shape). */
@@ -369,6 +462,7 @@ export class JobManager {
     }
     // Pages in flight end at their own deadline; their writes must land before the file closes.
     await Promise.race([Promise.allSettled(runs.map(([, run]) => run.done)), sleep(10_000)]);
+    await this.deps.fleet?.close();
     await this.deps.webhooks.close();
     await this.deps.store?.close();
   }
