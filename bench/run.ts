@@ -14,6 +14,7 @@ import { startServer } from './children.js';
 import { browserBench } from './browser.js';
 import { crawlBench } from './crawl.js';
 import { jobCrawlBench } from './crawl-job.js';
+import { fleetBench } from './fleet.js';
 import { mixedLoadBench } from './mixed.js';
 import { writeSection } from './report.js';
 
@@ -181,6 +182,10 @@ async function main(): Promise<void> {
       '### Crawl as a job (POST /v2/crawl, embedded SQLite store), same site and concurrency; RSS sampled',
       '',
       ...(await jobCrawlBench(quick ? [1000] : [10000, 100000])),
+      '',
+      '### Crawl as a job on each engine (embedded; Redis with 1 and 2 worker processes), same site, one run',
+      '',
+      ...(await fleetBench(quick ? 1000 : 10000)),
     );
     const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
     if (existsSync(chromiumPath)) {

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { TimeoutError } from '../errors.js';
 
 /**
@@ -31,7 +32,12 @@ export class Deadline {
     );
     timer.unref();
     if (parent?.aborted) end(parent.reason);
-    else parent?.addEventListener('abort', onParent, { once: true });
+    else if (parent) {
+      // Many budgets hang off one long-lived parent (a crawl's pages); each leaves it when it ends or is
+      // disposed, so their number is bounded by the work in flight, not a leak.
+      setMaxListeners(0, parent);
+      parent.addEventListener('abort', onParent, { once: true });
+    }
     return new Deadline(Date.now() + ms, ms, controller.signal, () => {
       clearTimeout(timer);
       parent?.removeEventListener('abort', onParent);

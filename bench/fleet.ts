@@ -1,0 +1,125 @@
+// Crawl as a job on each engine, in one run: the embedded store (one process), Redis with 1 worker process, and
+// Redis with 2 worker processes (plus an API process that works no jobs). Same generated loopback site,
+// same crawl; pages/s and every process's peak RSS.
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { startRedis } from '../test/fixtures/redis.js';
+import { SERVICE_NODE_FLAGS } from './children.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const CONCURRENCY = 8;
+
+const peakRssMb = (pid: number): number =>
+  Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+function start(script: string, env: Record<string, string>): ChildProcess {
+  return fork(join(ROOT, script), [], {
+    execArgv: SERVICE_NODE_FLAGS,
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      ALLOW_PRIVATE_NETWORKS: 'true',
+      CRAWL_MIN_DELAY_MS: '0',
+      CRAWL_CONCURRENCY: String(CONCURRENCY),
+      CRAWL_HOST_CONCURRENCY: String(CONCURRENCY),
+      ...env,
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+interface EngineRun {
+  engine: string;
+  pages: number;
+  ms: number;
+  rss: string;
+}
+
+async function crawlWith(engine: string, pages: number, workers: number, port: number): Promise<EngineRun> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-bench-'));
+  const redis = workers > 0 ? await startRedis() : null;
+  const env: Record<string, string> = { PORT: String(port), DATA_DIR: dataDir };
+  if (redis) Object.assign(env, { REDIS_URL: redis.url, JOB_SHARES: String(workers) });
+  // With Redis the API process works no jobs: the workers do.
+  const api = start('dist/main.js', redis ? { ...env, WORKERS: '0' } : env);
+  const workerProcs = Array.from({ length: workers }, () => start('dist/worker.js', env));
+  const site = await startCrawlSite({ pages, bare: true });
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    for (let i = 0; i < 200; i++) {
+      const up = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (up) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 1000)); // workers connect
+    const started = performance.now();
+    const res = await fetch(`${base}/v2/crawl`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        url: `http://127.0.0.1:${site.port}/gen/0`,
+        limit: pages,
+        crawlEntireDomain: true,
+        includePaths: ['^/gen/'],
+        sitemap: 'skip',
+        maxConcurrency: CONCURRENCY,
+        scrapeOptions: { formats: ['markdown'], onlyMainContent: false },
+      }),
+    });
+    const { id } = (await res.json()) as { id: string };
+    let completed = 0;
+    for (;;) {
+      await new Promise((r) => setTimeout(r, 100));
+      const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
+        status: string;
+        completed: number;
+      };
+      completed = status.completed;
+      if (status.status !== 'scraping') break;
+    }
+    const ms = performance.now() - started;
+    const rss = [api, ...workerProcs].map(
+      (p, i) => `${i === 0 ? 'api' : `worker ${i}`} ${peakRssMb(p.pid!).toFixed(0)}`,
+    );
+    return { engine, pages: completed, ms, rss: `${rss.join(' / ')} MB` };
+  } finally {
+    for (const p of [api, ...workerProcs]) {
+      p.kill('SIGTERM');
+      await new Promise((resolve) => p.once('exit', resolve));
+    }
+    await site.close();
+    await redis?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function fleetBench(pages: number): Promise<string[]> {
+  const runs = [
+    await crawlWith('embedded (SQLite, one process)', pages, 0, 3990),
+    await crawlWith('Redis + BullMQ, 1 worker process', pages, 1, 3991),
+    await crawlWith('Redis + BullMQ, 2 worker processes', pages, 2, 3992),
+  ];
+  const base = runs[0]!;
+  return [
+    '| engine | pages | seconds | pages/s | time vs embedded | peak RSS per process |',
+    '|---|---|---|---|---|---|',
+    ...runs.map(
+      (r) =>
+        `| ${r.engine} | ${r.pages} | ${(r.ms / 1000).toFixed(1)} | ${((r.pages / r.ms) * 1000).toFixed(0)} | ${(r.ms / base.ms).toFixed(2)}× | ${r.rss} |`,
+    ),
+  ];
+}
+
+// `tsx bench/fleet.ts [pages]` (after `npm run build`): these rows alone.
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  console.log((await fleetBench(Number(process.argv[2] ?? 10000))).join('\n'));
+  process.exit(0);
+}
