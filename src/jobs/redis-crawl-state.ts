@@ -32,6 +32,12 @@ function define(redis: Redis): void {
   redis.defineCommand('pwHostAcquire', { numberOfKeys: 2, lua: ACQUIRE });
 }
 
+/** Redis's clock in ms: leases are compared on one clock whatever the machines' clocks say. */
+export async function redisNow(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
 const run = (redis: Redis, name: string, ...args: (string | number)[]): Promise<unknown> =>
   (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!.call(
     redis,
@@ -66,13 +72,31 @@ export class RedisBudget implements CrawlBudget {
  */
 export class RedisPoliteness implements Politeness {
   private readonly held = new Map<string, string[]>();
+  private readonly renewal: NodeJS.Timeout;
 
+  /** A slot's lease is renewed while its request runs; a dead worker's slots free up after `leaseMs`. */
   constructor(
     private readonly redis: Redis,
     private readonly maxPerHost: number,
-    private readonly leaseMs = 120_000,
+    private readonly leaseMs = 15_000,
   ) {
     define(redis);
+    this.renewal = setInterval(() => void this.renew(), Math.max(500, leaseMs / 3));
+    this.renewal.unref();
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    const until = (await redisNow(this.redis).catch(() => Date.now())) + this.leaseMs;
+    const multi = this.redis.multi();
+    for (const [host, tokens] of this.held) {
+      for (const token of tokens) multi.zadd(`pw:host:${host}:slots`, 'XX', until, token);
+    }
+    await multi.exec().catch(() => undefined);
+  }
+
+  close(): void {
+    clearInterval(this.renewal);
   }
 
   async acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Frontier, FrontierItem, FrontierStats } from '../crawl/frontier.js';
 import { normalizeUrl } from '../crawl/normalize.js';
 import { AppError } from '../errors.js';
+import { redisNow } from './redis-crawl-state.js';
 import { storeError } from './sqlite.js';
 
 /** Accepts unseen URLs. KEYS: seen, queue. ARGV: pairs of (key, item JSON). */
@@ -17,17 +18,19 @@ return accepted`;
 
 /**
  * Takes the next item under a lease; items whose lease ran out (their worker died) go back to the head of the
- * queue first. KEYS: queue, inflight. ARGV: now, lease ms.
+ * queue first, on Redis's own clock (the machines' clocks may differ). KEYS: queue, inflight. ARGV: lease ms.
  */
 const NEXT = `
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for i = #expired, 1, -1 do
   redis.call('ZREM', KEYS[2], expired[i])
   redis.call('LPUSH', KEYS[1], expired[i])
 end
 local item = redis.call('LPOP', KEYS[1])
 if not item then return false end
-redis.call('ZADD', KEYS[2], tonumber(ARGV[1]) + tonumber(ARGV[2]), item)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), item)
 return item`;
 
 /** Puts every in-flight item back at the head of the queue. KEYS: queue, inflight. */
@@ -83,7 +86,7 @@ export class RedisFrontier implements Frontier {
 
   private async renew(): Promise<void> {
     if (this.held.size === 0) return;
-    const until = Date.now() + this.leaseMs;
+    const until = (await redisNow(this.redis).catch(() => Date.now())) + this.leaseMs;
     const multi = this.redis.multi();
     for (const member of this.held) multi.zadd(this.keys.inflight, 'XX', until, member);
     await multi.exec().catch(() => undefined); // a lost renewal only risks a second fetch
@@ -103,11 +106,7 @@ export class RedisFrontier implements Frontier {
 
   next(): Promise<FrontierItem | undefined> {
     return this.call(async () => {
-      const raw = await this.cmd(
-        'pwFrontierNext',
-        [this.keys.queue, this.keys.inflight],
-        [Date.now(), this.leaseMs],
-      );
+      const raw = await this.cmd('pwFrontierNext', [this.keys.queue, this.keys.inflight], [this.leaseMs]);
       if (typeof raw !== 'string') return undefined;
       this.held.add(raw);
       return JSON.parse(raw) as FrontierItem;

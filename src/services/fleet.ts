@@ -59,7 +59,7 @@ export class BullFleet implements Fleet {
     this.redis = connect(options.redisUrl, options.log);
     this.queue = new Queue(QUEUE, { connection: connect(options.redisUrl, options.log) });
     this.queue.on('error', () => undefined); // the shared connection reports Redis being away
-    this.politeness = new RedisPoliteness(this.redis, options.hostConcurrency);
+    this.politeness = new RedisPoliteness(this.redis, options.hostConcurrency, options.leaseMs);
   }
 
   /** Starts taking shares (worker role): `work` runs one share until it is over. */
@@ -139,6 +139,7 @@ export class BullFleet implements Fleet {
 
   async close(): Promise<void> {
     this.stopping.abort();
+    this.politeness.close();
     if (this.heartbeat) clearInterval(this.heartbeat);
     await this.redis.zrem(WORKERS, this.id).catch(() => undefined);
     // With Redis gone, BullMQ's close would wait on it: give it a moment, then drop the connections.
