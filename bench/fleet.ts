@@ -17,8 +17,9 @@ const peakRssMb = (pid: number): number =>
   Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
 function start(script: string, env: Record<string, string>): ChildProcess {
+  const profile = process.env.BENCH_CPU_PROF; // a directory: CPU profiles of every process go there
   return fork(join(ROOT, script), [], {
-    execArgv: SERVICE_NODE_FLAGS,
+    execArgv: [...SERVICE_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
     env: {
       ...process.env,
       HOST: '127.0.0.1',

@@ -4,6 +4,11 @@ export interface FrontierItem {
   depth: number;
   /** Reached through a pagination link (does not count against the depth limit). */
   pagination: boolean;
+  /**
+   * Handed out before to a worker that did not complete it (it died): its page may be stored already. Set by
+   * shared frontiers (Redis); a resumed embedded crawl checks every item instead.
+   */
+  retry?: boolean;
 }
 
 export interface FrontierStats {

@@ -27,16 +27,20 @@ local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
 for i = #expired, 1, -1 do
   redis.call('ZREM', KEYS[2], expired[i])
   redis.call('LPUSH', KEYS[1], expired[i])
+  redis.call('SADD', KEYS[3], expired[i])
 end
 local item = redis.call('LPOP', KEYS[1])
 if not item then return false end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), item)
-return item`;
+return {item, redis.call('SREM', KEYS[3], item)}`;
 
-/** Puts every in-flight item back at the head of the queue. KEYS: queue, inflight. */
+/** Puts every in-flight item back at the head of the queue. KEYS: queue, inflight, retries. */
 const REQUEUE = `
 local items = redis.call('ZRANGE', KEYS[2], 0, -1)
-for i = #items, 1, -1 do redis.call('LPUSH', KEYS[1], items[i]) end
+for i = #items, 1, -1 do
+  redis.call('LPUSH', KEYS[1], items[i])
+  redis.call('SADD', KEYS[3], items[i])
+end
 redis.call('DEL', KEYS[2])
 return #items`;
 
@@ -52,7 +56,7 @@ const encode = (item: FrontierItem): string =>
 export class RedisFrontier implements Frontier {
   private readonly held = new Set<string>();
   private readonly renewal: NodeJS.Timeout;
-  private readonly keys: { seen: string; queue: string; inflight: string };
+  private readonly keys: { seen: string; queue: string; inflight: string; retries: string };
 
   constructor(
     private readonly redis: Redis,
@@ -60,10 +64,15 @@ export class RedisFrontier implements Frontier {
     private readonly leaseMs = 60_000,
   ) {
     const base = `pw:job:${jobId}:frontier`;
-    this.keys = { seen: `${base}:seen`, queue: `${base}:queue`, inflight: `${base}:inflight` };
+    this.keys = {
+      seen: `${base}:seen`,
+      queue: `${base}:queue`,
+      inflight: `${base}:inflight`,
+      retries: `${base}:retries`,
+    };
     redis.defineCommand('pwFrontierAdd', { numberOfKeys: 2, lua: ADD });
-    redis.defineCommand('pwFrontierNext', { numberOfKeys: 2, lua: NEXT });
-    redis.defineCommand('pwFrontierRequeue', { numberOfKeys: 2, lua: REQUEUE });
+    redis.defineCommand('pwFrontierNext', { numberOfKeys: 3, lua: NEXT });
+    redis.defineCommand('pwFrontierRequeue', { numberOfKeys: 3, lua: REQUEUE });
     // Leases of what this process holds are renewed well before they run out.
     this.renewal = setInterval(() => void this.renew(), Math.max(1000, leaseMs / 3));
     this.renewal.unref();
@@ -106,10 +115,13 @@ export class RedisFrontier implements Frontier {
 
   next(): Promise<FrontierItem | undefined> {
     return this.call(async () => {
-      const raw = await this.cmd('pwFrontierNext', [this.keys.queue, this.keys.inflight], [this.leaseMs]);
-      if (typeof raw !== 'string') return undefined;
-      this.held.add(raw);
-      return JSON.parse(raw) as FrontierItem;
+      const keys = [this.keys.queue, this.keys.inflight, this.keys.retries];
+      const raw = await this.cmd('pwFrontierNext', keys, [this.leaseMs]);
+      if (!Array.isArray(raw)) return undefined;
+      const [member, retried] = raw as [string, number];
+      this.held.add(member);
+      const item = JSON.parse(member) as FrontierItem;
+      return retried === 1 ? { ...item, retry: true } : item;
     });
   }
 
@@ -121,19 +133,27 @@ export class RedisFrontier implements Frontier {
 
   stats(): Promise<FrontierStats> {
     return this.call(async () => {
-      const [queued, inFlight, discovered] = await Promise.all([
-        this.redis.llen(this.keys.queue),
-        this.redis.zcard(this.keys.inflight),
-        this.redis.scard(this.keys.seen),
-      ]);
-      return { queued, inFlight, discovered };
+      // One round trip for the three counts.
+      const replies = await this.redis
+        .multi()
+        .llen(this.keys.queue)
+        .zcard(this.keys.inflight)
+        .scard(this.keys.seen)
+        .exec();
+      const [queued, inFlight, discovered] = (replies ?? []).map(([err, value]) => {
+        if (err) throw err;
+        return Number(value);
+      });
+      return { queued: queued!, inFlight: inFlight!, discovered: discovered! };
     });
   }
 
   requeueInFlight(): Promise<number> {
     this.held.clear();
     return this.call(async () =>
-      Number(await this.cmd('pwFrontierRequeue', [this.keys.queue, this.keys.inflight], [])),
+      Number(
+        await this.cmd('pwFrontierRequeue', [this.keys.queue, this.keys.inflight, this.keys.retries], []),
+      ),
     );
   }
 

@@ -30,6 +30,8 @@ const jobKeys = (id: string): string[] => [
   `${k.frontier(id)}:queue`,
   `${k.frontier(id)}:seen`,
   `${k.frontier(id)}:inflight`,
+  `${k.frontier(id)}:retries`,
+  `pw:job:${id}:claimed`,
 ];
 
 /** Stores a document once per URL and counts it, atomically. KEYS: docUrls, docs, job. ARGV: url, body, now. */

@@ -118,6 +118,7 @@ export class CrawlRun {
   /** Set once the budget refused a page: workers stop taking URLs. */
   private exhausted = false;
   private paginationFollowed = 0;
+  private lastReport = 0;
   private readonly resumed: boolean;
   private hitLimit = false;
   private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0 };
@@ -199,6 +200,7 @@ export class CrawlRun {
       ),
     );
     if (failure.error !== undefined) throw failure.error;
+    await this.reportTotal(true);
     const stats = await this.frontier.stats();
     if (this.exhausted && stats.queued > 0) this.hitLimit = true;
     return {
@@ -240,8 +242,12 @@ export class CrawlRun {
     await this.add(items, false);
   }
 
-  private async reportTotal(): Promise<void> {
+  /** Reports the expected page count at most every 250 ms (it costs a read of the frontier and a write). */
+  private async reportTotal(force = false): Promise<void> {
     if (!this.sink.progress) return;
+    const now = Date.now();
+    if (!force && now - this.lastReport < 250) return;
+    this.lastReport = now;
     const s = await this.frontier.stats();
     this.sink.progress(Math.min(this.spec.limit, s.discovered - this.skipped.robots));
   }
@@ -318,7 +324,7 @@ export class CrawlRun {
     const { spec, deps } = this;
     const url = new URL(item.url);
     // A resumed (or shared) crawl: a page whose document was stored meanwhile is not fetched again.
-    if (this.resumed && (await this.sink.stored?.(item.url))) return;
+    if ((this.resumed || item.retry) && (await this.sink.stored?.(item.url))) return;
     const rules = await this.rulesFor(url, signal);
     if (rules && !rules.isAllowed(url.href)) {
       this.drop(url.href, 'robots', 'robots.txt disallows it');

@@ -193,7 +193,8 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
       const f = h.reopen ? await h.reopen() : h.frontier;
       assert.equal(await f.requeueInFlight(), 1);
       const again = await f.next();
-      assert.deepEqual(again, { url: 'https://a.test/2', depth: 1, pagination: true });
+      const { retry: _retry, ...item } = again!; // shared adapters also mark it as a retry
+      assert.deepEqual(item, { url: 'https://a.test/2', depth: 1, pagination: true });
       await f.complete(again!);
       assert.equal(isFinished(await f.stats()), true);
       assert.equal((await f.stats()).discovered, 2);
