@@ -15,6 +15,55 @@ const procStatus = (pid: number, field: string): number =>
   Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) /
   1024;
 
+/** Waits until the service at `base` answers /health. */
+export async function waitForHealth(base: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    const up = await fetch(`${base}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${base} did not start`);
+}
+
+/**
+ * Crawls `pages` pages of the generated site as a Firecrawl job (the same crawl in every job row) and polls
+ * its status every 100 ms until it ends; `onPoll` sees the pages done so far.
+ */
+export async function crawlAsJob(
+  base: string,
+  sitePort: number,
+  pages: number,
+  onPoll: (completed: number) => void = () => undefined,
+): Promise<{ completed: number; ms: number }> {
+  const started = performance.now();
+  const res = await fetch(`${base}/v2/crawl`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      url: `http://127.0.0.1:${sitePort}/gen/0`,
+      limit: pages,
+      crawlEntireDomain: true,
+      includePaths: ['^/gen/'],
+      sitemap: 'skip',
+      maxConcurrency: CONCURRENCY,
+      scrapeOptions: { formats: ['markdown'], onlyMainContent: false },
+    }),
+  });
+  const { id } = (await res.json()) as { id: string };
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 100));
+    const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
+      status: string;
+      completed: number;
+    };
+    onPoll(status.completed);
+    if (status.status !== 'scraping') return { completed: status.completed, ms: performance.now() - started };
+  }
+}
+
 export interface JobCrawlRun {
   pages: number;
   ms: number;
@@ -47,45 +96,14 @@ export async function jobCrawlOnce(pages: number, port: number): Promise<JobCraw
   const site = await startCrawlSite({ pages, bare: true });
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (let i = 0; i < 100; i++) {
-      const up = await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const started = performance.now();
-    const res = await fetch(`${base}/v2/crawl`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        url: `http://127.0.0.1:${site.port}/gen/0`,
-        limit: pages,
-        crawlEntireDomain: true,
-        includePaths: ['^/gen/'],
-        sitemap: 'skip',
-        maxConcurrency: CONCURRENCY,
-        scrapeOptions: { formats: ['markdown'], onlyMainContent: false },
-      }),
-    });
-    const { id } = (await res.json()) as { id: string };
+    await waitForHealth(base);
     const quarterRssMb: number[] = [];
-    let completed = 0;
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 100));
-      const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
-        status: string;
-        completed: number;
-      };
-      completed = status.completed;
-      if (process.env.BENCH_RSS_TRACE) console.log(completed, procStatus(service.pid!, 'VmRSS').toFixed(0));
-      while (quarterRssMb.length < 4 && completed >= (pages * (quarterRssMb.length + 1)) / 4) {
+    const { completed, ms } = await crawlAsJob(base, site.port, pages, (done) => {
+      if (process.env.BENCH_RSS_TRACE) console.log(done, procStatus(service.pid!, 'VmRSS').toFixed(0));
+      while (quarterRssMb.length < 4 && done >= (pages * (quarterRssMb.length + 1)) / 4) {
         quarterRssMb.push(procStatus(service.pid!, 'VmRSS'));
       }
-      if (status.status !== 'scraping') break;
-    }
-    const ms = performance.now() - started;
+    });
     return { pages: completed, ms, peakRssMb: procStatus(service.pid!, 'VmHWM'), quarterRssMb };
   } finally {
     service.kill('SIGTERM');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startCrawlSite } from '../test/fixtures/crawl-site.js';
 import { startRedis } from '../test/fixtures/redis.js';
 import { SERVICE_NODE_FLAGS } from './children.js';
+import { crawlAsJob, waitForHealth } from './crawl-job.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -52,41 +53,9 @@ async function crawlWith(engine: string, pages: number, workers: number, port: n
   const site = await startCrawlSite({ pages, bare: true });
   const base = `http://127.0.0.1:${port}`;
   try {
-    for (let i = 0; i < 200; i++) {
-      const up = await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (up) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForHealth(base);
     await new Promise((r) => setTimeout(r, 1000)); // workers connect
-    const started = performance.now();
-    const res = await fetch(`${base}/v2/crawl`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        url: `http://127.0.0.1:${site.port}/gen/0`,
-        limit: pages,
-        crawlEntireDomain: true,
-        includePaths: ['^/gen/'],
-        sitemap: 'skip',
-        maxConcurrency: CONCURRENCY,
-        scrapeOptions: { formats: ['markdown'], onlyMainContent: false },
-      }),
-    });
-    const { id } = (await res.json()) as { id: string };
-    let completed = 0;
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 100));
-      const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
-        status: string;
-        completed: number;
-      };
-      completed = status.completed;
-      if (status.status !== 'scraping') break;
-    }
-    const ms = performance.now() - started;
+    const { completed, ms } = await crawlAsJob(base, site.port, pages);
     const rss = [api, ...workerProcs].map(
       (p, i) => `${i === 0 ? 'api' : `worker ${i}`} ${peakRssMb(p.pid!).toFixed(0)}`,
     );

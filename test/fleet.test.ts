@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
-import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { Queue } from 'bullmq';
@@ -12,16 +10,9 @@ import { REDIS_MISSING, redisAvailable, startRedis } from './fixtures/redis.js';
 import type { RedisServer } from './fixtures/redis.js';
 import { call, json, sleep } from './jobs/http.js';
 import type { Json } from './jobs/http.js';
+import { freePort } from './fixtures/free-port.js';
 
 /** The distributed job engine: real Redis, an API process and worker processes, spawned as `npm start` runs them. */
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 interface Fleet {
   redis: RedisServer;

@@ -11,8 +11,7 @@ interface Entry {
 
 /**
  * A JobStore in this process's memory: for jobs a caller is attached to (the seed's synchronous crawl and
- * stream, whose documents go only to that caller) and as the stand-in while the SQLite store is unavailable.
- * Same contract as the durable adapters, minus surviving a restart.
+ * stream, whose documents go only to that caller). Same contract as the durable adapters, minus surviving a restart.
  */
 export class MemoryJobStore implements JobStore {
   private readonly jobs = new Map<string, Entry>();
