@@ -59,6 +59,19 @@ describe('Firecrawl job fields', () => {
     assert.deepEqual(paths, ['/', '/docs/a', '/gen/0', '/orphan/1', '/orphan/2', '/orphan/3']);
   });
 
+  test('fields accepted without effect are named in the status warning, not silently ignored', async (t) => {
+    const { site, svc, api } = await setup(t);
+    const body = { url: site.url, limit: 1, scrapeOptions: { blockAds: true, maxAge: 60_000 } };
+    const { id } = json(await api('/v2/crawl', 'POST', body));
+    const end = json(await poll(`${svc.url}/v2/crawl/${id}`, over));
+    assert.match(String(end.warning), /without effect.*scrapeOptions\.blockAds, scrapeOptions\.maxAge/);
+    const batch = json(await api('/v2/batch/scrape', 'POST', { urls: [site.url], fastMode: true }));
+    const batchEnd = json(await poll(`${svc.url}/v2/batch/scrape/${batch.id}`, over));
+    assert.match(String(batchEnd.warning), /without effect.*fastMode/);
+    const plain = json(await api('/v2/crawl', 'POST', { url: site.url, limit: 1 }));
+    assert.equal('warning' in json(await poll(`${svc.url}/v2/crawl/${plain.id}`, over)), false);
+  });
+
   test('extract: v2 skips invalid URLs and lists them; v1 refuses them', async (t) => {
     const llm = await startLlmStub();
     t.after(() => llm.close());

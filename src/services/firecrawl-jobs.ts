@@ -8,7 +8,7 @@ import type {
   FcLlmsTxtBody,
 } from '../schemas/firecrawl.js';
 import type { Services } from './index.js';
-import { batchSpecOf, crawlSpecOf, webhookOf } from './firecrawl-options.js';
+import { batchSpecOf, crawlSpecOf, noEffectFields, noEffectWarning, webhookOf } from './firecrawl-options.js';
 import { extractRequestOf, llmsTxtRequestOf } from './firecrawl-tasks.js';
 import type { CrawlJobRequest } from './jobs.js';
 
@@ -53,6 +53,10 @@ export async function startCrawl(
     api,
     webhook: webhookOf(body.webhook),
     url: body.url,
+    warning: noEffectWarning([
+      ...noEffectFields(body),
+      ...noEffectFields(body.scrapeOptions ?? {}, 'scrapeOptions.'),
+    ]),
   };
   const job = await services.jobs.startCrawl('crawl', request);
   return { success: true as const, id: job.id, url: `${base(origin)}/${api}/crawl/${job.id}` };
@@ -65,7 +69,13 @@ export async function startBatch(services: Services, body: FcBatchBody, api: Api
     services.crawlDeps.settings,
     services.crawlDeps.browser !== null,
   );
-  const request: CrawlJobRequest = { spec, api, webhook: webhookOf(body.webhook), url: spec.seeds[0]! };
+  const request: CrawlJobRequest = {
+    spec,
+    api,
+    webhook: webhookOf(body.webhook),
+    url: spec.seeds[0]!,
+    warning: noEffectWarning(noEffectFields(body)),
+  };
   const job = await services.jobs.startCrawl('batch_scrape', request);
   return {
     success: true as const,

@@ -30,6 +30,32 @@ export function refuse(field: string, why: string): never {
   throw new BadRequestError(`${field}: ${why}`);
 }
 
+/**
+ * Firecrawl fields this server accepts but cannot act on (the SDKs and integrations send some of them):
+ * named in a `warning` on the job's status instead of being silently ignored.
+ */
+export function noEffectFields(body: Record<string, unknown>, prefix = ''): string[] {
+  const o = body as FcScrapeOptions & { deduplicateSimilarURLs?: boolean };
+  const named: [string, boolean][] = [
+    ['blockAds', o.blockAds === true],
+    ['maxAge', (o.maxAge ?? 0) > 0],
+    ['minAge', (o.minAge ?? 0) > 0],
+    ['fastMode', o.fastMode === true],
+    ['parsers', (o.parsers?.length ?? 0) > 0],
+    ['parsePDF', o.parsePDF !== undefined],
+    ['threatProtection', o.threatProtection !== undefined],
+    ['auditMetadata', o.auditMetadata !== undefined],
+    ['deduplicateSimilarURLs', o.deduplicateSimilarURLs === false],
+  ];
+  return named.filter(([, given]) => given).map(([name]) => `${prefix}${name}`);
+}
+
+/** The warning a job carries for the fields it was given without effect, or undefined. */
+export function noEffectWarning(fields: string[]): string | undefined {
+  if (fields.length === 0) return undefined;
+  return `Accepted without effect on this server (see the README's Firecrawl table): ${fields.join(', ')}`;
+}
+
 /** Zero data retention cannot be promised: documents are what a job's caller comes back for. */
 export function refuseRetention(value: boolean | undefined, field: string): void {
   if (value) refuse(field, 'documents are kept for JOB_TTL_HOURS after the job ends on this server');

@@ -25,6 +25,8 @@ export interface CrawlJobRequest {
   webhook: WebhookTarget | null;
   /** The URL the caller gave (Firecrawl answers it back). */
   url: string;
+  /** Fields given that this server cannot act on, said in every status reply. */
+  warning?: string;
 }
 
 /** A crawl's state shared by every process working it. */
@@ -152,9 +154,12 @@ export class JobManager {
 
   /** Why a running job may not be moving: in a fleet with no live worker process it waits for one. */
   async warningFor(job: JobRecord): Promise<string | null> {
-    if (!this.deps.fleet || job.state !== 'scraping') return null;
-    if ((await this.deps.fleet.workersAlive().catch(() => 1)) > 0) return null;
-    return 'No worker process is running: this job waits until one starts (npm run worker, or npm start without WORKERS=0)';
+    const ignored = (job.request as { warning?: string } | null)?.warning ?? null;
+    if (!this.deps.fleet || job.state !== 'scraping') return ignored;
+    if ((await this.deps.fleet.workersAlive().catch(() => 1)) > 0) return ignored;
+    const idle =
+      'No worker process is running: this job waits until one starts (npm run worker, or npm start without WORKERS=0)';
+    return ignored ? `${idle}. ${ignored}` : idle;
   }
 
   /** Stores a crawl or batch job and starts it in the background; resolves once it is stored. */
