@@ -7,6 +7,11 @@ export interface CrawlBudget {
   take(url: string): Promise<boolean>;
   /** Gives a claim back (the page was not fetched after all). */
   giveBack(url: string): Promise<void>;
+  /**
+   * The page of `url` will not be fetched and was not taken (robots.txt refused it): a claim made for it
+   * ahead of `take` goes back.
+   */
+  skip(url: string): Promise<void>;
 }
 
 /** The budget of a crawl worked by this process alone; a resumed crawl starts from what it already did. */
@@ -25,5 +30,9 @@ export class LocalBudget implements CrawlBudget {
   giveBack(_url: string): Promise<void> {
     this.used = Math.max(0, this.used - 1);
     return Promise.resolve();
+  }
+
+  skip(_url: string): Promise<void> {
+    return Promise.resolve(); // claims are made by `take` only
   }
 }

@@ -36,8 +36,11 @@ export interface FrontierStats {
 export interface Frontier {
   /** Accepts the items not seen before; answers how many were accepted. */
   add(items: readonly FrontierItem[]): Promise<number>;
-  /** The next queued item, now in flight; undefined when nothing is queued. */
-  next(): Promise<FrontierItem | undefined>;
+  /**
+   * The next queued item, now in flight; undefined when nothing is queued. `done`, when given, is completed
+   * first (as `complete` would), in the same round trip where the adapter can.
+   */
+  next(done?: FrontierItem): Promise<FrontierItem | undefined>;
   complete(item: FrontierItem): Promise<void>;
   stats(): Promise<FrontierStats>;
   /** Puts every in-flight item back in the queue; answers how many. */

@@ -20,7 +20,8 @@ export class MemoryFrontier implements Frontier {
     return Promise.resolve(accepted);
   }
 
-  next(): Promise<FrontierItem | undefined> {
+  next(done?: FrontierItem): Promise<FrontierItem | undefined> {
+    if (done) this.inFlight.delete(done);
     if (this.head >= this.queue.length) return Promise.resolve(undefined);
     const item = this.queue[this.head]!;
     this.queue[this.head++] = undefined as unknown as FrontierItem; // let the item be collected

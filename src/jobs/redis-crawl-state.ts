@@ -44,25 +44,42 @@ const run = (redis: Redis, name: string, ...args: (string | number)[]): Promise<
     ...args,
   );
 
-/** A crawl's `limit` in Redis: the set of URLs claimed, shared by every worker of the job. */
+/**
+ * A crawl's `limit` in Redis: the set of URLs claimed, shared by every worker of the job. The job's
+ * RedisFrontier claims an item's page when it hands the item out (one round trip for both); `take` then
+ * answers from what was claimed ahead, and asks Redis only for the others (the limit was reached).
+ */
 export class RedisBudget implements CrawlBudget {
-  private readonly key: string;
+  readonly key: string;
+  private readonly ahead = new Set<string>();
 
   constructor(
     private readonly redis: Redis,
     jobId: string,
-    private readonly limit: number,
+    readonly limit: number,
   ) {
     define(redis);
     this.key = `pw:job:${jobId}:claimed`;
   }
 
+  /** The frontier claimed `url`'s page with the item it handed out. */
+  claimedAhead(url: string): void {
+    this.ahead.add(url);
+  }
+
   async take(url: string): Promise<boolean> {
+    if (this.ahead.delete(url)) return true;
     return (await run(this.redis, 'pwBudgetTake', this.key, url, this.limit)) === 1;
   }
 
   async giveBack(url: string): Promise<void> {
+    this.ahead.delete(url);
     await this.redis.srem(this.key, url);
+  }
+
+  async skip(url: string): Promise<void> {
+    // Claimed ahead for a page that will not be fetched (robots.txt): the claim goes back.
+    if (this.ahead.delete(url)) await this.redis.srem(this.key, url);
   }
 }
 

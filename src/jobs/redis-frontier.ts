@@ -3,6 +3,7 @@ import type { Frontier, FrontierItem, FrontierStats } from '../crawl/frontier.js
 import { normalizeUrl } from '../crawl/normalize.js';
 import { AppError } from '../errors.js';
 import { redisNow } from './redis-crawl-state.js';
+import type { RedisBudget } from './redis-crawl-state.js';
 import { storeError } from './sqlite.js';
 
 /** Accepts unseen URLs. KEYS: seen, queue. ARGV: pairs of (key, item JSON). */
@@ -17,10 +18,14 @@ end
 return accepted`;
 
 /**
- * Takes the next item under a lease; items whose lease ran out (their worker died) go back to the head of the
- * queue first, on Redis's own clock (the machines' clocks may differ). KEYS: queue, inflight. ARGV: lease ms.
+ * Completes the items done (ARGV 3...), then takes the next item under a lease; items whose lease ran out
+ * (their worker died) go back to the head of the queue first, on Redis's own clock (the machines' clocks may
+ * differ). With a limit (ARGV 2 >= 0), the item's page is claimed against the crawl's limit in the same step
+ * (see RedisBudget). KEYS: queue, inflight, retries, claimed. ARGV: lease ms, limit, done members.
+ * Answers {item, retried, claimed}.
  */
 const NEXT = `
+for i = 3, #ARGV do redis.call('ZREM', KEYS[2], ARGV[i]) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -32,7 +37,18 @@ end
 local item = redis.call('LPOP', KEYS[1])
 if not item then return false end
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[1]), item)
-return {item, redis.call('SREM', KEYS[3], item)}`;
+local claimed = 0
+local limit = tonumber(ARGV[2])
+if limit >= 0 then
+  local url = cjson.decode(item).url
+  if redis.call('SISMEMBER', KEYS[4], url) == 1 then
+    claimed = 1
+  elseif redis.call('SCARD', KEYS[4]) < limit then
+    redis.call('SADD', KEYS[4], url)
+    claimed = 1
+  end
+end
+return {item, redis.call('SREM', KEYS[3], item), claimed}`;
 
 /** Puts every in-flight item back at the head of the queue. KEYS: queue, inflight, retries. */
 const REQUEUE = `
@@ -52,6 +68,8 @@ const encode = (item: FrontierItem): string =>
  * and the items in flight as a sorted set of leases. A worker renews the leases of what it holds; when it
  * dies, its items are taken over by the next `next()` of any worker once their lease runs out, so a URL is
  * never lost, at worst fetched twice (documents are unique per URL). The same contract as every adapter.
+ * Given the crawl's budget, `next` also claims the item's page against the limit: a page costs one round trip
+ * fewer (each round trip is a write to the socket, and the worker's CPU is what a crawl spends).
  */
 export class RedisFrontier implements Frontier {
   private readonly held = new Set<string>();
@@ -62,6 +80,7 @@ export class RedisFrontier implements Frontier {
     private readonly redis: Redis,
     jobId: string,
     private readonly leaseMs = 60_000,
+    private readonly budget: RedisBudget | null = null,
   ) {
     const base = `pw:job:${jobId}:frontier`;
     this.keys = {
@@ -71,7 +90,7 @@ export class RedisFrontier implements Frontier {
       retries: `${base}:retries`,
     };
     redis.defineCommand('pwFrontierAdd', { numberOfKeys: 2, lua: ADD });
-    redis.defineCommand('pwFrontierNext', { numberOfKeys: 3, lua: NEXT });
+    redis.defineCommand('pwFrontierNext', { numberOfKeys: 4, lua: NEXT });
     redis.defineCommand('pwFrontierRequeue', { numberOfKeys: 3, lua: REQUEUE });
     // Leases of what this process holds are renewed well before they run out.
     this.renewal = setInterval(() => void this.renew(), Math.max(1000, leaseMs / 3));
@@ -113,14 +132,23 @@ export class RedisFrontier implements Frontier {
     );
   }
 
-  next(): Promise<FrontierItem | undefined> {
+  next(done?: FrontierItem): Promise<FrontierItem | undefined> {
+    const completed = done ? [encode(done)] : [];
+    for (const member of completed) this.held.delete(member);
     return this.call(async () => {
-      const keys = [this.keys.queue, this.keys.inflight, this.keys.retries];
-      const raw = await this.cmd('pwFrontierNext', keys, [this.leaseMs]);
+      const keys = [
+        this.keys.queue,
+        this.keys.inflight,
+        this.keys.retries,
+        this.budget?.key ?? this.keys.seen,
+      ];
+      const args = [this.leaseMs, this.budget?.limit ?? -1, ...completed];
+      const raw = await this.cmd('pwFrontierNext', keys, args);
       if (!Array.isArray(raw)) return undefined;
-      const [member, retried] = raw as [string, number];
+      const [member, retried, claimed] = raw as [string, number, number];
       this.held.add(member);
       const item = JSON.parse(member) as FrontierItem;
+      if (claimed === 1) this.budget?.claimedAhead(item.url);
       return retried === 1 ? { ...item, retry: true } : item;
     });
   }

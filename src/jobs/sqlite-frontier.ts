@@ -77,8 +77,9 @@ export class SqliteFrontier implements Frontier {
     });
   }
 
-  next(): Promise<FrontierItem | undefined> {
-    if (this.counts.queued <= 0) return Promise.resolve(undefined); // the counts are this process's own
+  async next(done?: FrontierItem): Promise<FrontierItem | undefined> {
+    if (done) await this.complete(done);
+    if (this.counts.queued <= 0) return undefined; // the counts are this process's own
     return this.run(() => {
       const row = this.q.head.get(this.jobId) as [string, number, number] | undefined;
       if (!row) return undefined;

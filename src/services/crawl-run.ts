@@ -293,21 +293,25 @@ export class CrawlRun {
   }
 
   private async worker(signal: AbortSignal): Promise<void> {
+    // The item just crawled is completed with the next take: one round trip for both where the frontier is
+    // remote. An item whose page was cut short by a cancel stays in flight for a resume to fetch again.
+    let done: FrontierItem | undefined;
     while (!signal.aborted && !this.exhausted) {
-      const item = await this.frontier.next();
+      const item = await this.frontier.next(done);
+      if (done) {
+        done = undefined;
+        this.notify();
+      }
       if (!item) {
         if (isFinished(await this.frontier.stats())) return;
         await this.waitForWork(); // pages in flight may still add URLs
         continue;
       }
-      try {
-        await this.crawlOne(item, signal);
-      } finally {
-        // An item whose page was cut short by a cancel stays in flight for a resume to fetch again.
-        if (!signal.aborted) await this.frontier.complete(item);
-        this.notify();
-      }
+      await this.crawlOne(item, signal);
+      if (!signal.aborted) done = item;
     }
+    if (done && !signal.aborted) await this.frontier.complete(done);
+    this.notify();
   }
 
   private async rulesFor(url: URL, signal: AbortSignal): Promise<RobotsRules | null> {
@@ -327,6 +331,7 @@ export class CrawlRun {
     if ((this.resumed || item.retry) && (await this.sink.stored?.(item.url))) return;
     const rules = await this.rulesFor(url, signal);
     if (rules && !rules.isAllowed(url.href)) {
+      await this.budget.skip(item.url);
       this.drop(url.href, 'robots', 'robots.txt disallows it');
       await this.sink.robotsBlocked(url.href);
       return;

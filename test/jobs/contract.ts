@@ -180,6 +180,22 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
       );
     });
 
+    test('next(done) completes the item done and takes the next one', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const f = h.frontier;
+      await f.add([
+        { url: 'https://a.test/1', depth: 0, pagination: false },
+        { url: 'https://a.test/2', depth: 0, pagination: false },
+      ]);
+      const one = await f.next();
+      const two = await f.next(one);
+      assert.equal(two?.url, 'https://a.test/2');
+      assert.deepEqual(await f.stats(), { queued: 0, inFlight: 1, discovered: 2 });
+      assert.equal(await f.next(two), undefined, 'nothing left to take');
+      assert.equal(isFinished(await f.stats()), true, 'the last item is completed all the same');
+    });
+
     test('in-flight items are requeued, never lost (after a crash for durable adapters)', async (t) => {
       const h = await make();
       t.after(() => h.close());

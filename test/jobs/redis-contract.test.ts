@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { RedisBudget } from '../../src/jobs/redis-crawl-state.js';
 import { RedisFrontier } from '../../src/jobs/redis-frontier.js';
 import { RedisJobStore } from '../../src/jobs/redis-job-store.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
@@ -77,6 +78,26 @@ if (redisAvailable) {
     assert.deepEqual(await alive.stats(), { queued: 0, inFlight: 0, discovered: 1 });
     alive.close();
     await Promise.all([a.quit(), b.quit()]);
+  });
+
+  test('redis frontier with a budget: the page is claimed with the item, robots refusals give it back', async () => {
+    const client = connect();
+    const budget = new RedisBudget(client, 'job-budget', 1);
+    const frontier = new RedisFrontier(client, 'job-budget', 60_000, budget);
+    await frontier.add([
+      { url: 'https://a.test/1', depth: 0, pagination: false },
+      { url: 'https://a.test/2', depth: 0, pagination: false },
+      { url: 'https://a.test/3', depth: 0, pagination: false },
+    ]);
+    const one = await frontier.next();
+    await budget.skip(one!.url); // robots.txt refused it: the claim goes back
+    const two = await frontier.next(one);
+    assert.equal(await budget.take(two!.url), true, 'claimed with the item');
+    const three = await frontier.next(two);
+    assert.equal(await budget.take(three!.url), false, 'the limit of 1 is reached');
+    assert.deepEqual(await client.smembers('pw:job:job-budget:claimed'), ['https://a.test/2']);
+    frontier.close();
+    await client.quit();
   });
 } else {
   console.log(`# !!! REDIS CONTRACT TESTS SKIPPED: ${REDIS_MISSING}`);
