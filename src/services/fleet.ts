@@ -12,6 +12,9 @@ import type { Fleet, SharedCrawlState } from './jobs.js';
 const QUEUE = 'pagewright-jobs';
 const WORKERS = 'pw:workers';
 const HEARTBEAT_MS = 3000;
+/** A second share of a job this process already works waits this long for another worker, this many times. */
+const SPREAD_DELAY_MS = 250;
+const SPREAD_TRIES = 4;
 
 export interface FleetOptions {
   redisUrl: string;
@@ -54,6 +57,8 @@ export class BullFleet implements Fleet {
   private readonly id = randomUUID();
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly stopping = new AbortController();
+  /** Shares this process works, by job. */
+  private readonly working = new Map<string, number>();
 
   constructor(private readonly options: FleetOptions) {
     this.redis = connect(options.redisUrl, options.log);
@@ -68,12 +73,23 @@ export class BullFleet implements Fleet {
     this.worker = new Worker(
       QUEUE,
       async (job: Job, token?: string) => {
-        const jobId = (job.data as { jobId?: unknown } | null)?.jobId;
+        const data = job.data as { jobId?: unknown; spread?: unknown } | null;
+        const jobId = data?.jobId;
         if (typeof jobId !== 'string' || jobId === '') {
           // Never retried: a queue entry that names no job can never succeed.
           throw new UnrecoverableError(`malformed queue entry ${job.id}: no jobId`);
         }
-        await work(jobId, this.stopping.signal);
+        if (token && (await this.spreadElsewhere(job, jobId, Number(data?.spread ?? 0), token))) {
+          throw new DelayedError();
+        }
+        this.working.set(jobId, (this.working.get(jobId) ?? 0) + 1);
+        try {
+          await work(jobId, this.stopping.signal);
+        } finally {
+          const left = (this.working.get(jobId) ?? 1) - 1;
+          if (left > 0) this.working.set(jobId, left);
+          else this.working.delete(jobId);
+        }
         if (this.stopping.signal.aborted && token) {
           // Stopped cleanly in the middle: the share goes back to the queue for another worker.
           await job.moveToDelayed(Date.now(), token);
@@ -98,8 +114,26 @@ export class BullFleet implements Fleet {
     this.heartbeat.unref();
   }
 
+  private sharesOf(job: JobRecord): number {
+    return job.kind === 'crawl' || job.kind === 'batch_scrape' ? this.options.shares : 1;
+  }
+
+  /**
+   * A share of a job this process already works goes back to the queue for a moment, a few times, while other
+   * workers are alive: BullMQ hands a worker as many entries as its concurrency allows, and a crawl's shares
+   * are meant to spread its pages (and their rendering) over processes and machines. With no other worker, or
+   * after the last try, it is worked here.
+   */
+  private async spreadElsewhere(job: Job, jobId: string, tries: number, token: string): Promise<boolean> {
+    if (!this.working.has(jobId) || tries >= SPREAD_TRIES) return false;
+    if ((await this.workersAlive()) < 2) return false;
+    await job.updateData({ ...(job.data as object), spread: tries + 1 });
+    await job.moveToDelayed(Date.now() + SPREAD_DELAY_MS, token);
+    return true;
+  }
+
   async submit(job: JobRecord): Promise<void> {
-    const shares = job.kind === 'crawl' || job.kind === 'batch_scrape' ? this.options.shares : 1;
+    const shares = this.sharesOf(job);
     await this.queue.addBulk(
       Array.from({ length: shares }, (_, i) => ({
         name: job.kind,
@@ -110,11 +144,15 @@ export class BullFleet implements Fleet {
   }
 
   crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState {
-    const frontier = new RedisFrontier(this.redis, job.id, this.options.leaseMs);
+    const budget = new RedisBudget(this.redis, job.id, spec.limit);
+    const frontier = new RedisFrontier(this.redis, job.id, this.options.leaseMs, budget);
     return {
       frontier,
-      budget: new RedisBudget(this.redis, job.id, spec.limit),
+      budget,
       politeness: this.politeness,
+      // maxConcurrency is the crawl's, as on one machine: its shares split it (adding workers spreads the
+      // rendering; a higher maxConcurrency fetches more at once).
+      lanes: Math.max(1, Math.ceil(spec.concurrency / this.sharesOf(job))),
       release: () => frontier.close(),
     };
   }

@@ -34,6 +34,8 @@ export interface SharedCrawlState {
   frontier: Frontier;
   budget: CrawlBudget;
   politeness: Politeness;
+  /** Pages this share fetches at once: its part of the crawl's concurrency, which holds for the whole fleet. */
+  lanes: number;
   /** Stops this process's part (lease renewals); the state itself stays for the others. */
   release(): void;
 }
@@ -370,7 +372,7 @@ export class JobManager {
       // share seeds (adds are idempotent), and the crawl is over only when nothing is queued or in flight.
       const state = this.deps.fleet.crawlState(job, request.spec);
       try {
-        await this.crawlOn(job, state.frontier, true, signal, state);
+        await this.crawlOn(job, state.frontier, true, signal, state, state.lanes);
         while (!signal.aborted && (await state.frontier.stats()).inFlight > 0) await sleep(200, signal);
       } finally {
         state.release();
@@ -389,9 +391,11 @@ export class JobManager {
     fresh: boolean,
     signal: AbortSignal,
     shared: { budget?: CrawlBudget; politeness?: Politeness },
+    lanes?: number,
   ): Promise<void> {
     const store = this.store;
     const request = job.request as CrawlJobRequest;
+    const spec = lanes === undefined ? request.spec : { ...request.spec, concurrency: lanes };
     const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
     const sink: CrawlSink = {
       document: async (item, doc) => {
@@ -405,19 +409,12 @@ export class JobManager {
       stored: (url) => store.hasDocument(job.id, url),
       progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
     };
-    const run = new CrawlRun(
-      request.spec,
-      frontier,
-      sink,
-      this.deps.crawl,
-      resumed,
-      matchersFor(request.spec),
-      {
-        ...shared,
-        // Other processes store pages of this crawl too: a page someone already stored is not fetched again.
-        checkStored: this.deps.fleet !== null || !fresh,
-      },
-    );
+    const run = new CrawlRun(spec, frontier, sink, this.deps.crawl, resumed, matchersFor(request.spec), {
+      ...shared,
+      // A resumed crawl checks every page for a stored document; a shared frontier marks the items a dead
+      // worker had (`retry`), and only those are checked.
+      checkStored: !fresh,
+    });
     await run.run(signal, fresh);
   }
 
