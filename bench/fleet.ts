@@ -17,6 +17,12 @@ const CONCURRENCY = 8;
 const peakRssMb = (pid: number): number =>
   Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
+/** CPU seconds (user + system) a process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100 Hz)
+}
+
 function start(script: string, env: Record<string, string>): ChildProcess {
   const profile = process.env.BENCH_CPU_PROF; // a directory: CPU profiles of every process go there
   return fork(join(ROOT, script), [], {
@@ -44,22 +50,38 @@ interface EngineRun {
 
 async function crawlWith(engine: string, pages: number, workers: number, port: number): Promise<EngineRun> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-bench-'));
-  const redis = workers > 0 ? await startRedis() : null;
+  // Redis syncs its append-only file once a second, as SQLite in WAL mode with synchronous=NORMAL does.
+  const redis = workers > 0 ? await startRedis('everysec') : null;
   const env: Record<string, string> = { PORT: String(port), DATA_DIR: dataDir };
   if (redis) Object.assign(env, { REDIS_URL: redis.url, JOB_SHARES: String(workers) });
   // With Redis the API process works no jobs: the workers do.
   const api = start('dist/main.js', redis ? { ...env, WORKERS: '0' } : env);
-  const workerProcs = Array.from({ length: workers }, () => start('dist/worker.js', env));
+  // Worker processes on one machine share its cores: each gets its part of them for content threads, as the
+  // README says to size them (one worker per machine keeps the default, every core).
+  const contentThreads = String(Math.max(1, Math.floor(os.availableParallelism() / Math.max(1, workers))));
+  const workerProcs = Array.from({ length: workers }, () =>
+    start('dist/worker.js', { ...env, CONTENT_WORKERS: contentThreads }),
+  );
   const site = await startCrawlSite({ pages, bare: true });
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(base);
     await new Promise((r) => setTimeout(r, 1000)); // workers connect
+    const pids = [api, ...workerProcs].map((p) => p.pid!);
+    if (redis) pids.push(redis.pid);
+    // CPU while the crawl runs (startup is not counted): where the 2 cores went.
+    const cpuBefore = pids.map(cpuSeconds);
+    const selfBefore = process.cpuUsage();
     const { completed, ms } = await crawlAsJob(base, site.port, pages);
-    const rss = [api, ...workerProcs].map(
-      (p, i) => `${i === 0 ? 'api' : `worker ${i}`} ${peakRssMb(p.pid!).toFixed(0)}`,
+    const cpu = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]!);
+    const self = process.cpuUsage(selfBefore);
+    const names = pids.map((_, i) => (i === 0 ? 'api' : i <= workers ? `worker ${i}` : 'redis'));
+    const rss = pids.map(
+      (pid, i) =>
+        `${names[i]} ${i <= workers ? `${peakRssMb(pid).toFixed(0)} MB, ` : ''}${cpu[i]!.toFixed(1)} s`,
     );
-    return { engine, pages: completed, ms, rss: `${rss.join(' / ')} MB` };
+    rss.push(`site ${((self.user + self.system) / 1e6).toFixed(1)} s`);
+    return { engine, pages: completed, ms, rss: rss.join(' / ') };
   } finally {
     for (const p of [api, ...workerProcs]) {
       p.kill('SIGTERM');
@@ -79,7 +101,7 @@ export async function fleetBench(pages: number): Promise<string[]> {
   ];
   const base = runs[0]!;
   return [
-    '| engine | pages | seconds | pages/s | time vs embedded | peak RSS per process |',
+    '| engine | pages | seconds | pages/s | time vs embedded | peak RSS and CPU seconds during the crawl, per process |',
     '|---|---|---|---|---|---|',
     ...runs.map(
       (r) =>
