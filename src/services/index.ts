@@ -9,7 +9,7 @@ import { systemResolver } from '../lib/ssrf-guard.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import type { CrawlBody, CrawlEvent, MapBody } from '../schemas/crawl.js';
 import type { PageDocument } from '../schemas/page.js';
-import type { ScrapeBody } from '../schemas/scrape.js';
+import type { ScrapeBody, ScrapeOptions } from '../schemas/scrape.js';
 import { ContentPool } from './content-pool.js';
 import { crawlSite } from './crawl.js';
 import type { CrawlDeps } from './crawl-run.js';
@@ -25,7 +25,9 @@ import type { LlmsTxtBody, SearchBody, SearchResult } from '../schemas/search.js
 import { generateLlmsTxt } from './llmstxt.js';
 import type { LlmsTxtResult } from './llmstxt.js';
 import { mapSite } from './map.js';
-import { searchWeb } from './search.js';
+import type { MapLink, MapRequest } from './map.js';
+import { searchPages, searchWeb } from './search.js';
+import type { SearchPage } from './search.js';
 import { scrapePage } from './scrape.js';
 
 export interface AppDeps {
@@ -43,9 +45,18 @@ export interface Services {
   /** Crawl events in order; stops when `signal` aborts or the caller stops iterating. */
   crawl(body: CrawlBody, signal: AbortSignal): AsyncGenerator<CrawlEvent>;
   map(body: MapBody, deadline: Deadline): Promise<string[]>;
+  /** Map with Firecrawl's extra modes, each URL with its page's title and description when known. */
+  mapLinks(body: MapRequest, deadline: Deadline): Promise<MapLink[]>;
   /** A batch of 1-10 URLs; `signal` aborts every URL (client gone). */
   extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
   search(body: SearchBody, signal: AbortSignal): Promise<SearchResult[]>;
+  /** Search hits and, given page options, each hit's page (Firecrawl's search). */
+  searchPages(
+    query: string,
+    limit: number,
+    page: ScrapeOptions | null,
+    signal: AbortSignal,
+  ): Promise<SearchPage[]>;
   llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
   /** Asynchronous jobs (Firecrawl's crawl, batch scrape, extract, llms.txt). */
   jobs: JobManager;
@@ -171,10 +182,17 @@ export function createServices(deps: AppDeps, log: Logger): Services {
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
     crawl: (body, signal) =>
       gatedStream(gates.crawl, crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null), signal),
-    map: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
+    map: (body, deadline) =>
+      gates.map.run(
+        async () => (await mapSite(body, deadline, crawlDeps)).map((link) => link.url),
+        deadline.signal,
+      ),
+    mapLinks: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
     extract: (body, signal) => gates.extract.run(() => extractBatch(body, signal, extractDeps), signal),
     search: (body, signal) =>
       gates.search.run(() => searchWeb(body, signal, { ...crawlDeps, provider }), signal),
+    searchPages: (query, limit, page, signal) =>
+      gates.search.run(() => searchPages(query, limit, page, signal, { ...crawlDeps, provider }), signal),
     llmstxt: (body, signal) =>
       gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
     browserStats: () => browser?.stats() ?? null,

@@ -104,16 +104,18 @@ export async function generateLlmsTxt(
   const start = parseTargetUrl(body.url);
   checkPageOptions({ engine: body.engine }, deps.browser !== null);
   checkLlmFields(body);
-  const discovered = await mapSite(
-    {
-      url: start.href,
-      includeSubdomains: body.includeSubdomains ?? true,
-      ignoreSitemap: body.ignoreSitemap,
-      limit: 5000,
-    },
-    Deadline.after(DISCOVERY_TIMEOUT_MS, signal),
-    deps,
-  );
+  const discovered = (
+    await mapSite(
+      {
+        url: start.href,
+        includeSubdomains: body.includeSubdomains ?? true,
+        ignoreSitemap: body.ignoreSitemap,
+        limit: 5000,
+      },
+      Deadline.after(DISCOVERY_TIMEOUT_MS, signal),
+      deps,
+    )
+  ).map((link) => link.url);
   // Pages robots.txt disallows are listed by map but never scraped.
   const robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
   const allowed: string[] = [];

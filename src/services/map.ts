@@ -6,6 +6,7 @@ import { sitemapUrls } from '../crawl/sitemap.js';
 import type { Deadline } from '../lib/deadline.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { MapBody } from '../schemas/crawl.js';
+import type { PageDocument } from '../schemas/page.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec } from './crawl-run.js';
 import { checkPageOptions } from './scrape.js';
@@ -15,12 +16,27 @@ const LINK_CRAWL_PAGES = 20;
 const LINK_CRAWL_DEPTH = 3;
 const LINK_CRAWL_CONCURRENCY = 4;
 
+/** What map takes beyond the seed's body (Firecrawl's map has these too). */
+export interface MapRequest extends MapBody {
+  /** Only the sitemaps' URLs (and the start URL): no page is fetched for links. */
+  sitemapOnly?: boolean;
+  /** Drop query strings: one URL per path. */
+  ignoreQueryParameters?: boolean;
+}
+
+/** A URL found, with the title and description of its page when discovery fetched it. */
+export interface MapLink {
+  url: string;
+  title?: string;
+  description?: string;
+}
+
 /**
  * Discovers a site's URLs: sitemaps first (robots.txt Sitemap lines and /sitemap.xml, indexes and gzip
  * followed), then links from the start page, and a short shallow crawl when the sitemaps gave fewer
  * URLs than asked for. Returns what was found when the budget runs out, rather than failing.
  */
-export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps): Promise<string[]> {
+export async function mapSite(body: MapRequest, deadline: Deadline, deps: CrawlDeps): Promise<MapLink[]> {
   const start = parseTargetUrl(body.url);
   const pageOptions = { formats: [], engine: 'http' as const, headers: body.headers, timeout: body.timeout };
   checkPageOptions(pageOptions, false);
@@ -28,7 +44,7 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
   const includeSubdomains = body.includeSubdomains ?? true;
   const search = body.search?.toLowerCase();
   const host = siteHost(start);
-  const found = new Map<string, string>();
+  const found = new Map<string, MapLink>();
 
   const inSite = (url: URL): boolean => {
     const candidate = siteHost(url);
@@ -44,13 +60,26 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
     }
     return path.toLowerCase().includes(search);
   };
+  const keyOf = (link: string): string | null => {
+    const key = normalizeUrl(link);
+    if (key === null || !body.ignoreQueryParameters) return key;
+    const url = new URL(key);
+    url.search = '';
+    return url.href;
+  };
   const add = (links: string[]): void => {
     for (const link of links) {
-      const key = normalizeUrl(link);
+      const key = keyOf(link);
       if (key === null || found.has(key)) continue;
       const url = new URL(key);
-      if (inSite(url)) found.set(key, key);
+      if (inSite(url)) found.set(key, { url: key });
     }
+  };
+  const describe = (link: string, doc: PageDocument): void => {
+    const entry = found.get(keyOf(link) ?? '');
+    if (!entry) return;
+    if (doc.title) entry.title = doc.title;
+    if (doc.description) entry.description = doc.description;
   };
   const wanted = (): number => [...found.keys()].filter((k) => matches(new URL(k))).length;
 
@@ -69,6 +98,13 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
       ),
     );
   }
+
+  const results = (): MapLink[] =>
+    [...found.entries()]
+      .filter(([key]) => matches(new URL(key)))
+      .slice(0, limit)
+      .map(([, link]) => link);
+  if (body.sitemapOnly) return results();
 
   // In-page links: always the start page; a shallow crawl (the crawler itself, on an in-memory frontier)
   // when sitemaps did not give enough. Every in-site link is followed, including ones the sitemap listed.
@@ -92,7 +128,11 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
     page: { ...pageOptions, timeout: Math.max(1, deadline.remainingMs()) },
   };
   const sink: CrawlSink = {
-    document: (_item, _doc, links) => Promise.resolve(add(links)),
+    document: (item, doc, links) => {
+      add(links);
+      describe(item.url, doc);
+      return Promise.resolve();
+    },
     failed: (url, e) => {
       // A page that fails to load contributes no links; discovery goes on.
       deps.log.debug({ op: 'map', url, reason: e.code }, 'page not read');
@@ -109,5 +149,5 @@ export async function mapSite(body: MapBody, deadline: Deadline, deps: CrawlDeps
       deps.log.debug({ op: 'map', reason: toAppError(err).code }, 'link discovery stopped');
     });
 
-  return [...found.keys()].filter((key) => matches(new URL(key))).slice(0, limit);
+  return results();
 }
