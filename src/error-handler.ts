@@ -78,7 +78,16 @@ export function errorHandler(err: FastifyError, req: FastifyRequest, reply: Fast
   if (e.code === 'INTERNAL') req.log.error({ err }, e.code);
   else req.log.info({ code: e.code, status: e.status }, e.message);
   if (e.status === 503) void reply.header('retry-after', '5');
-  void reply.code(e.status).send({ success: false, code: e.code, error: e.message });
+  void reply.code(statusFor(req, e.status)).send({ success: false, code: e.code, error: e.message });
+}
+
+/**
+ * Firecrawl's routes answer a target's failure (our 502: unreachable, too large, too many redirects) with
+ * 500 as Firecrawl does; its SDK retries a 502 three times, fetching the failing page again each time.
+ */
+function statusFor(req: FastifyRequest, status: number): number {
+  const firecrawl = req.url.startsWith('/v1/') || req.url.startsWith('/v2/');
+  return firecrawl && status === 502 ? 500 : status;
 }
 
 export function notFoundHandler(req: FastifyRequest, reply: FastifyReply): void {

@@ -10,6 +10,7 @@ import crawlRoute from './routes/crawl.js';
 import extractRoute from './routes/extract.js';
 import firecrawlBatchRoutes from './routes/firecrawl-batch.js';
 import firecrawlCrawlRoutes from './routes/firecrawl-crawl.js';
+import firecrawlPageRoutes from './routes/firecrawl-pages.js';
 import firecrawlTaskRoutes from './routes/firecrawl-tasks.js';
 import healthRoutes from './routes/health.js';
 import llmstxtRoute from './routes/llmstxt.js';
@@ -89,6 +90,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(extractRoute);
   await app.register(searchRoute);
   await app.register(llmstxtRoute);
+  await app.register(firecrawlPageRoutes);
   await app.register(firecrawlCrawlRoutes);
   await app.register(firecrawlBatchRoutes);
   await app.register(firecrawlTaskRoutes);

@@ -74,7 +74,7 @@ export const FcWebhook = Type.Union([
 ]);
 export type FcWebhook = Static<typeof FcWebhook>;
 
-const ClientFields = {
+export const ClientFields = {
   origin: Opt(Str(200)),
   integration: Opt(Type.Union([Str(200), Type.Null()])),
   zeroDataRetention: Opt(Bool()),

@@ -163,6 +163,11 @@ export class BullFleet implements Fleet {
     return this.redis.zcard(WORKERS);
   }
 
+  async queueCounts(): Promise<{ active: number; waiting: number }> {
+    const c = await this.queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
+    return { active: c.active ?? 0, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) };
+  }
+
   /** Whether Redis answers (health). */
   async ping(): Promise<boolean> {
     // Commands wait for a reconnect on this connection: a health check must not.

@@ -47,6 +47,8 @@ export interface Fleet {
   crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState;
   /** Worker processes seen alive in the last seconds. */
   workersAlive(): Promise<number>;
+  /** Queued shares being worked and waiting for a worker, across the fleet. */
+  queueCounts(): Promise<{ active: number; waiting: number }>;
   close(): Promise<void>;
 }
 
@@ -113,6 +115,8 @@ export class JobManager {
   private readonly memory: MemoryJobStore;
   private readonly purgeTimer: NodeJS.Timeout;
   private readonly stopping = new AbortController();
+  /** When a job last completed in this process (Firecrawl's queue status shows it). */
+  private lastSuccess: number | null = null;
 
   constructor(private readonly deps: JobManagerDeps) {
     this.gate = new Gate('job', deps.maxRunning, Number.POSITIVE_INFINITY);
@@ -210,6 +214,26 @@ export class JobManager {
       clearInterval(watch);
       signal.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * Jobs being worked and jobs waiting for their turn (MAX_RUNNING_JOBS here, or a worker of the fleet),
+   * the most run at once by this process, and when a job last completed here.
+   */
+  async queueStatus(): Promise<{
+    active: number;
+    waiting: number;
+    maxConcurrency: number;
+    mostRecentSuccess: string | null;
+  }> {
+    const counts = this.deps.fleet
+      ? await this.deps.fleet.queueCounts()
+      : { active: this.gate.active, waiting: this.gate.waiting };
+    return {
+      ...counts,
+      maxConcurrency: this.deps.maxRunning,
+      mostRecentSuccess: this.lastSuccess === null ? null : new Date(this.lastSuccess).toISOString(),
+    };
   }
 
   /** Stores a one-value job (extract, llms.txt) and starts it in the background. */
@@ -351,6 +375,8 @@ export class JobManager {
     for (let attempt = 0; !this.stopping.signal.aborted; attempt++) {
       try {
         const { state, ...rest } = outcome;
+        // Before the write: a caller that sees the job completed must see it in the queue status too.
+        if (state === 'completed') this.lastSuccess = Date.now();
         if (await this.store.finish(job.id, state, rest)) {
           this.notify(job, state, state === 'failed' ? { error: outcome.error } : {});
         }

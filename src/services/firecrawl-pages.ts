@@ -1,0 +1,196 @@
+import { Deadline } from '../lib/deadline.js';
+import type {
+  FcMapLink,
+  FcMapV1Body,
+  FcMapV2Body,
+  FcScrapeBody,
+  FcSearchV1Body,
+  FcSearchV2Body,
+} from '../schemas/firecrawl-pages.js';
+import type { FcScrapeOptions } from '../schemas/firecrawl.js';
+import type { Api } from './firecrawl-jobs.js';
+import { firecrawlDocument, noEffectFields, noEffectWarning, scrapeOptionsOf } from './firecrawl-options.js';
+import type { Services } from './index.js';
+import type { SearchPage } from './search.js';
+
+/** Hits a search asks the provider for at most (Firecrawl allows 100; the seed's providers give 50). */
+const MAX_SEARCH_RESULTS = 50;
+/** Credits of a self-hosted server: not counted, so never running out (JSON has no Infinity). */
+const UNLIMITED = 999_999_999;
+
+/** Joins the warnings that apply, or undefined. */
+function warningOf(...parts: (string | undefined)[]): string | undefined {
+  const given = parts.filter((p): p is string => p !== undefined && p !== '');
+  return given.length > 0 ? given.join(' ') : undefined;
+}
+
+/** The scrape options of a Firecrawl body that also carries other fields (url, query, client tags). */
+function pageOptionsOf(body: FcScrapeOptions & Record<string, unknown>, services: Services) {
+  const { url: _u, origin: _o, integration: _i, ...options } = body;
+  return scrapeOptionsOf(options as FcScrapeOptions, '', services.crawlDeps.browser !== null);
+}
+
+/** POST /v1/scrape and /v2/scrape: one page as Firecrawl's document. */
+export async function fcScrape(services: Services, body: FcScrapeBody, signal: AbortSignal) {
+  const page = pageOptionsOf(body, services);
+  const deadline = Deadline.after(page.timeout ?? 30000, signal);
+  try {
+    const doc = await services.scrape({ url: body.url, ...page }, deadline);
+    const warning = noEffectWarning(noEffectFields(body));
+    return {
+      success: true as const,
+      data: firecrawlDocument(doc, body.url),
+      ...(warning ? { warning } : {}),
+    };
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** POST /v1/map and /v2/map: the site's URLs (v2 with the title and description of pages that were read). */
+export async function fcMap(
+  services: Services,
+  body: FcMapV2Body | FcMapV1Body,
+  api: Api,
+  signal: AbortSignal,
+) {
+  const v1 = api === 'v1' ? (body as FcMapV1Body) : null;
+  const mode = v1
+    ? v1.sitemapOnly
+      ? 'only'
+      : v1.ignoreSitemap
+        ? 'skip'
+        : 'include'
+    : ((body as FcMapV2Body).sitemap ?? 'include');
+  const deadline = Deadline.after(body.timeout ?? 30000, signal);
+  try {
+    const links = await services.mapLinks(
+      {
+        url: body.url,
+        search: body.search,
+        includeSubdomains: body.includeSubdomains ?? true,
+        limit: body.limit ?? 5000,
+        ignoreSitemap: mode === 'skip',
+        sitemapOnly: mode === 'only',
+        ignoreQueryParameters: body.ignoreQueryParameters ?? true,
+        timeout: body.timeout,
+      },
+      deadline,
+    );
+    const ignored = [
+      ['location', body.location !== undefined && Object.keys(body.location).length > 0],
+      ['threatProtection', body.threatProtection !== undefined],
+      ['auditMetadata', body.auditMetadata !== undefined],
+    ]
+      .filter(([, given]) => given)
+      .map(([name]) => name as string);
+    const warning = noEffectWarning(ignored);
+    const tail = warning ? { warning } : {};
+    if (v1) return { success: true as const, links: links.map((l) => l.url), ...tail };
+    return { success: true as const, links: links as FcMapLink[], ...tail };
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** A search hit as Firecrawl's result: url, title, description, and the page's formats when it was scraped. */
+function resultOf({ hit, document, error }: SearchPage): Record<string, unknown> {
+  const base = { url: hit.url, title: hit.title, description: hit.snippet };
+  if (document) return { ...base, ...firecrawlDocument(document, hit.url) };
+  if (error)
+    return { ...base, metadata: { sourceURL: hit.url, url: hit.url, statusCode: 0, error: error.message } };
+  return base;
+}
+
+const hostMatches = (url: string, domains: string[]): boolean => {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return domains.some((d) => {
+    const domain = d.toLowerCase().replace(/^\*\./, '');
+    return host === domain || host.endsWith(`.${domain}`);
+  });
+};
+
+/**
+ * POST /v1/search and /v2/search: web results from the configured provider, each page scraped when
+ * `scrapeOptions.formats` asks for any. What the provider cannot do (language, country, location, time
+ * filters, news and image sources) is named in a `warning`, never a 400: the SDKs send some of it by default.
+ */
+export async function fcSearch(
+  services: Services,
+  body: FcSearchV2Body | FcSearchV1Body,
+  api: Api,
+  signal: AbortSignal,
+) {
+  const v2 = api === 'v2' ? (body as FcSearchV2Body) : null;
+  const options = body.scrapeOptions;
+  const page =
+    options && (options.formats?.length ?? 0) > 0
+      ? pageOptionsOf(options as FcScrapeOptions & Record<string, unknown>, services)
+      : null;
+  if (page && page.timeout === undefined && body.timeout !== undefined) {
+    page.timeout = Math.min(body.timeout, 60_000);
+  }
+  const limit = body.limit ?? 5;
+  const ignored: string[] = [];
+  // The SDKs' defaults (lang "en", country "us") are not worth a warning on every call.
+  if (body.lang && body.lang !== 'en') ignored.push('lang');
+  if (body.country && body.country.toLowerCase() !== 'us') ignored.push('country');
+  for (const field of ['location', 'tbs', 'filter'] as const) if (body[field]) ignored.push(field);
+  const sources = (v2?.sources ?? []).map((s) => (typeof s === 'string' ? s : s.type));
+  const otherSources = sources.filter((s) => s !== 'web');
+  if (otherSources.length > 0) ignored.push(`sources (${otherSources.join(', ')}: only web results here)`);
+  if ((v2?.categories?.length ?? 0) > 0) ignored.push('categories');
+  for (const field of ['enterprise', 'toolDetail', 'domainTools', 'threatProtection'] as const) {
+    if (v2?.[field] !== undefined && v2[field] !== false) ignored.push(field);
+  }
+  if (limit > MAX_SEARCH_RESULTS) ignored.push(`limit above ${MAX_SEARCH_RESULTS}`);
+  if (options) ignored.push(...noEffectFields(options, 'scrapeOptions.'));
+  const pages = await services.searchPages(body.query, Math.min(limit, MAX_SEARCH_RESULTS), page, signal);
+  let results = pages;
+  if (v2?.includeDomains?.length) results = results.filter((p) => hostMatches(p.hit.url, v2.includeDomains!));
+  if (v2?.excludeDomains?.length)
+    results = results.filter((p) => !hostMatches(p.hit.url, v2.excludeDomains!));
+  const warning = warningOf(
+    ignored.length > 0
+      ? `Not available from this server's search provider, ignored: ${ignored.join(', ')}.`
+      : undefined,
+  );
+  const data = results.map(resultOf);
+  const tail = warning ? { warning } : {};
+  if (v2) return { success: true as const, data: { web: data }, ...tail };
+  return { success: true as const, data, ...tail };
+}
+
+/** GET /v{1,2}/team/queue-status: the job engine's own counts. */
+export async function fcQueueStatus(services: Services) {
+  const q = await services.jobs.queueStatus();
+  return {
+    success: true as const,
+    jobsInQueue: q.active + q.waiting,
+    activeJobsInQueue: q.active,
+    waitingJobsInQueue: q.waiting,
+    maxConcurrency: q.maxConcurrency,
+    mostRecentSuccess: q.mostRecentSuccess,
+  };
+}
+
+/** GET /v{1,2}/team/credit-usage (and token-usage): a self-hosted server counts no credits. */
+export function fcUsage(unit: 'Credits' | 'Tokens') {
+  const snake = unit === 'Credits' ? 'credits' : 'tokens';
+  return {
+    success: true as const,
+    data: {
+      [`remaining${unit}`]: UNLIMITED,
+      [`plan${unit}`]: UNLIMITED,
+      [`remaining_${snake}`]: UNLIMITED,
+      [`plan_${snake}`]: UNLIMITED,
+      billingPeriodStart: null,
+      billingPeriodEnd: null,
+    },
+  };
+}

@@ -1,0 +1,185 @@
+import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+import { describe, test } from 'node:test';
+import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
+import type { Document, SearchResultWeb } from '@mendable/firecrawl-js';
+import { fixtureResolver, startCrawlSite } from './fixtures/crawl-site.js';
+import { startSearchStub } from './fixtures/search-stub.js';
+import { startService } from './helpers.js';
+
+/**
+ * The real Firecrawl SDK (v2 client and `.v1`) calling scrape, map, search and the team endpoints at the root
+ * of the running service, against the generated site on loopback and a SearXNG stub.
+ */
+
+async function setup(t: TestContext) {
+  const site = await startCrawlSite();
+  t.after(() => site.close());
+  const search = await startSearchStub();
+  t.after(() => search.close());
+  search.hits = [
+    { title: 'Generated zero', url: `${site.url}/gen/0`, snippet: 'The first generated page.' },
+    { title: 'Generated one', url: `${site.url}/gen/1`, snippet: 'The second generated page.' },
+    { title: 'Docs', url: `${site.url}/docs/a`, snippet: 'Documentation.' },
+  ];
+  const svc = await startService(t, {
+    resolver: fixtureResolver,
+    env: { CRAWL_MIN_DELAY_MS: '0', SEARXNG_URL: `${search.url}/searxng` },
+  });
+  return { site, search, svc, fc: new Firecrawl({ apiKey: 'test', apiUrl: svc.url }) };
+}
+
+const sdkStatus = (status: number, message?: RegExp) => (err: unknown) => {
+  assert.ok(err instanceof SdkError, String(err));
+  assert.equal(err.status, status, err.message);
+  if (message) assert.match(err.message, message);
+  return true;
+};
+
+const isDocument = (r: SearchResultWeb | Document): r is Document => 'markdown' in r;
+
+describe('Firecrawl SDK v2: scrape, map, search, team', () => {
+  test('scrape: formats and Firecrawl metadata (sourceURL, url, statusCode, contentType, scrapeId)', async (t) => {
+    const { site, fc } = await setup(t);
+    const doc = await fc.scrape(`${site.url}/gen/0`, { formats: ['markdown', 'links', 'html'] });
+    assert.match(doc.markdown ?? '', /This is Page 0/);
+    assert.ok(
+      doc.links?.some((l) => l.endsWith('/gen/1')),
+      JSON.stringify(doc.links),
+    );
+    assert.match(doc.html ?? '', /<p>This is Page 0/);
+    const m = doc.metadata!;
+    assert.equal(m.sourceURL, `${site.url}/gen/0`);
+    assert.equal(m.url, `${site.url}/gen/0`);
+    assert.equal(m.statusCode, 200);
+    assert.match(String(m.contentType), /text\/html/);
+    assert.match(String(m.scrapeId), /^[0-9a-f-]{36}$/);
+  });
+
+  test('scrape: a target that cannot be reached is one 500 (not a 502 the SDK would retry three times)', async (t) => {
+    const { site, fc } = await setup(t);
+    const before = site.hits.length;
+    await assert.rejects(fc.scrape('http://127.0.0.1:1/nothing-listens-here'), sdkStatus(500));
+    await assert.rejects(
+      fc.scrape(`${site.url}/gen/0`, { formats: ['nope' as 'markdown'] }),
+      sdkStatus(400, /formats\[0\]/),
+    );
+    assert.equal(site.hits.length, before, 'bad input fetches nothing');
+  });
+
+  test('map: links with titles of the pages read; sitemap only / skip', async (t) => {
+    const { site, fc } = await setup(t);
+    const all = await fc.map(site.url, { limit: 200 });
+    const urls = all.links.map((l) => l.url);
+    assert.ok(urls.includes(`${site.url}/orphan/1`), 'sitemap pages are in by default');
+    assert.ok(urls.includes(`${site.url}/gen/0`));
+    const start = all.links.find((l) => l.url === `${site.url}/`);
+    assert.ok(start?.title, 'the start page was read: it has its title');
+
+    const only = await fc.map(site.url, { sitemap: 'only', limit: 200 });
+    assert.ok(only.links.some((l) => l.url === `${site.url}/orphan/1`));
+    assert.ok(!only.links.some((l) => l.url === `${site.url}/blog/x`), 'no page is read for links');
+
+    const skip = await fc.map(site.url, { sitemap: 'skip', limit: 200 });
+    assert.ok(!skip.links.some((l) => l.url.includes('/orphan/')), 'no sitemap');
+    assert.ok(skip.links.some((l) => l.url === `${site.url}/blog/x`));
+
+    const searched = await fc.map(site.url, { search: 'orphan', limit: 2 });
+    assert.equal(searched.links.length, 2);
+    assert.ok(searched.links.every((l) => l.url.includes('/orphan/')));
+  });
+
+  test('search: web results, scraped when formats are asked; what the provider cannot do is a warning', async (t) => {
+    const { site, fc } = await setup(t);
+    const plain = await fc.search('generated pages', { limit: 2 });
+    assert.equal(plain.web?.length, 2);
+    assert.deepEqual(plain.web![0], {
+      url: `${site.url}/gen/0`,
+      title: 'Generated zero',
+      description: 'The first generated page.',
+    });
+    assert.equal(plain.warning, undefined);
+
+    const scraped = await fc.search('generated pages', {
+      limit: 3,
+      sources: ['web', 'news'],
+      tbs: 'qdr:d',
+      location: 'Germany',
+      scrapeOptions: { formats: ['markdown'] },
+    });
+    assert.equal(scraped.web?.length, 3);
+    const first = scraped.web![0]!;
+    assert.ok(isDocument(first));
+    assert.match(first.markdown ?? '', /This is Page 0/);
+    assert.equal(first.metadata?.sourceURL, `${site.url}/gen/0`);
+    assert.match(scraped.warning ?? '', /sources \(news/);
+    assert.match(scraped.warning ?? '', /tbs/);
+    assert.match(scraped.warning ?? '', /location/);
+
+    const filtered = await fc.search('generated pages', { includeDomains: ['example.org'] });
+    assert.deepEqual(filtered.web ?? [], [], 'includeDomains keeps only those hosts');
+  });
+
+  test('team: queue status from the job engine, credits and tokens not counted, concurrency', async (t) => {
+    const { site, fc } = await setup(t);
+    const q0 = await fc.getQueueStatus();
+    assert.equal(q0.success, true);
+    assert.equal(q0.jobsInQueue, 0);
+    assert.equal(q0.mostRecentSuccess, null);
+    assert.ok(q0.maxConcurrency >= 1);
+    const crawled = await fc.crawl(`${site.url}/gen/0`, { limit: 2, pollInterval: 1 });
+    assert.equal(crawled.status, 'completed');
+    const q1 = await fc.getQueueStatus();
+    assert.ok(q1.mostRecentSuccess && !Number.isNaN(Date.parse(q1.mostRecentSuccess)), JSON.stringify(q1));
+    const credits = await fc.getCreditUsage();
+    assert.ok(credits.remainingCredits > 1_000_000);
+    const tokens = await fc.getTokenUsage();
+    assert.ok(tokens.remainingTokens > 1_000_000);
+    const c = await fc.getConcurrency();
+    assert.equal(c.concurrency, 0);
+    assert.ok(c.maxConcurrency >= 1);
+  });
+});
+
+describe('Firecrawl SDK .v1: scrapeUrl, mapUrl, search', () => {
+  test('scrapeUrl returns the document fields at the top level', async (t) => {
+    const { site, fc } = await setup(t);
+    const res = await fc.v1.scrapeUrl(`${site.url}/gen/0`, { formats: ['markdown'] });
+    assert.equal(res.success, true);
+    const doc = res as Extract<typeof res, { success: true }>;
+    assert.match(doc.markdown ?? '', /This is Page 0/);
+    assert.equal(doc.metadata?.statusCode, 200);
+    assert.equal(doc.metadata?.sourceURL, `${site.url}/gen/0`);
+  });
+
+  test('mapUrl returns URLs as strings; sitemapOnly and ignoreSitemap', async (t) => {
+    const { site, fc } = await setup(t);
+    const res = await fc.v1.mapUrl(site.url, {});
+    assert.equal(res.success, true);
+    const links = (res as { links: string[] }).links;
+    assert.ok(links.includes(`${site.url}/orphan/1`));
+    const only = (await fc.v1.mapUrl(site.url, { sitemapOnly: true })) as { links: string[] };
+    assert.ok(!only.links.includes(`${site.url}/blog/x`));
+    const skip = (await fc.v1.mapUrl(site.url, { ignoreSitemap: true })) as { links: string[] };
+    assert.ok(!skip.links.some((l) => l.includes('/orphan/')));
+  });
+
+  test('search sends lang, country and empty formats by default: plain results, no warning', async (t) => {
+    const { site, search, fc } = await setup(t);
+    const res = await fc.v1.search('generated pages', {});
+    assert.equal(res.success, true);
+    assert.equal(res.data.length, 3);
+    assert.equal(res.data[0]!.url, `${site.url}/gen/0`);
+    assert.equal(res.data[0]!.markdown, undefined, 'formats: [] scrapes nothing');
+    assert.equal(res.warning, undefined);
+    assert.equal(search.requests.at(-1)?.query.get('q'), 'generated pages');
+    const scraped = await fc.v1.search('generated pages', {
+      limit: 1,
+      lang: 'de',
+      scrapeOptions: { formats: ['markdown'] },
+    });
+    assert.equal(scraped.data.length, 1);
+    assert.match(scraped.data[0]!.markdown ?? '', /This is Page 0/);
+    assert.match(scraped.warning ?? '', /lang/);
+  });
+});
