@@ -20,12 +20,30 @@ export interface BrowserRequest extends FetchRequest {
   waitFor?: number;
   waitForSelector?: string;
   actions?: BrowserAction[];
-  screenshot?: 'png' | 'jpeg';
+  screenshot?: { type: 'png' | 'jpeg'; fullPage: boolean };
 }
 
 export class ActionFailedError extends AppError {
   readonly code = 'ACTION_FAILED';
   readonly status = 422;
+}
+
+/** Tallest full-page screenshot taken (px): an endless feed must not become a gigabyte image. */
+const MAX_FULL_PAGE_HEIGHT = 16_384;
+
+/** The whole page's area, cut at MAX_FULL_PAGE_HEIGHT. */
+async function fullPageClip(page: Page): Promise<{ x: number; y: number; width: number; height: number }> {
+  const size = await page.evaluate(() => ({
+    width: document.documentElement.scrollWidth,
+    height: document.documentElement.scrollHeight,
+  }));
+  const viewport = page.viewportSize() ?? { width: 1280, height: 800 };
+  return {
+    x: 0,
+    y: 0,
+    width: Math.max(1, Math.min(size.width, viewport.width)),
+    height: Math.max(1, Math.min(size.height, MAX_FULL_PAGE_HEIGHT)),
+  };
 }
 
 /** Flags for a root service on a closed network: no sandbox, no background traffic, no GPU. */
@@ -228,12 +246,14 @@ export class BrowserEngine implements Engine {
       }
     }
     const html = await page.content();
-    const screenshot = req.screenshot
-      ? `data:image/${req.screenshot};base64,${(
+    const shot = req.screenshot;
+    const screenshot = shot
+      ? `data:image/${shot.type};base64,${(
           await page.screenshot({
-            type: req.screenshot,
-            fullPage: false,
-            ...(req.screenshot === 'jpeg' ? { quality: 80 } : {}),
+            type: shot.type,
+            fullPage: shot.fullPage,
+            ...(shot.fullPage ? { clip: await fullPageClip(page) } : {}),
+            ...(shot.type === 'jpeg' ? { quality: 80 } : {}),
           })
         ).toString('base64')}`
       : undefined;

@@ -16,14 +16,15 @@ export const TargetUrl = Type.String({
   description: 'Absolute http or https URL.',
 });
 
-export const FormatName = Type.Enum(['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot'], {
-  description: 'Output format.',
-});
+export const FormatName = Type.Enum(
+  ['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage'],
+  { description: 'Output format (`screenshot@fullPage`: the whole page, not the viewport; browser only).' },
+);
 export type FormatName = Static<typeof FormatName>;
 
 export const Formats = Type.Array(FormatName, {
   default: ['markdown'],
-  maxItems: 6,
+  maxItems: 7,
   description: 'Output formats to include in the page document.',
 });
 

@@ -33,6 +33,10 @@ export interface PageRequest {
 /** Checks a page's options before anything is fetched, so bad input fails fast and once. */
 export function checkPageOptions(options: ScrapeOptions, browserAvailable: boolean) {
   const formats = options.formats ?? ['markdown'];
+  const fullPage = formats.includes('screenshot@fullPage');
+  if (fullPage && formats.includes('screenshot')) {
+    throw new BadRequestError('formats: screenshot and screenshot@fullPage cannot both be asked for');
+  }
   const headers = checkCallerHeaders(options.headers);
   for (const [index, action] of (options.actions ?? []).entries()) {
     const problem = actionProblem(action);
@@ -41,14 +45,18 @@ export function checkPageOptions(options: ScrapeOptions, browserAvailable: boole
   const plan = planEngine(
     options.engine ?? 'auto',
     {
-      screenshot: options.screenshot === true || formats.includes('screenshot'),
+      screenshot: options.screenshot === true || formats.includes('screenshot') || fullPage,
       waitFor: (options.waitFor ?? 0) > 0,
       waitForSelector: options.waitForSelector !== undefined,
       actions: (options.actions?.length ?? 0) > 0,
     },
     browserAvailable,
   );
-  return { formats, headers, plan };
+  const screenshot =
+    options.screenshot === true || formats.includes('screenshot') || fullPage
+      ? { type: options.screenshotFormat ?? 'png', fullPage }
+      : undefined;
+  return { formats, headers, plan, screenshot };
 }
 
 /** Validate, choose the engine, fetch within the deadline, build the requested formats. */
@@ -58,7 +66,7 @@ export async function fetchAndRender(
   deps: ScrapeDeps,
 ): Promise<RenderedPage> {
   const { options } = req;
-  const { formats, headers, plan } = checkPageOptions(options, deps.browser !== null);
+  const { formats, headers, plan, screenshot } = checkPageOptions(options, deps.browser !== null);
   const render = async (engine: Engine, detectionReason: string | null): Promise<RenderedPage> => {
     const page = await engine.fetchPage(
       {
@@ -68,10 +76,7 @@ export async function fetchAndRender(
         waitFor: options.waitFor,
         waitForSelector: options.waitForSelector,
         actions: options.actions,
-        screenshot:
-          options.screenshot === true || formats.includes('screenshot')
-            ? (options.screenshotFormat ?? 'png')
-            : undefined,
+        screenshot,
       } as FetchRequest,
       deadline,
     );
