@@ -4,6 +4,7 @@ import { describe, test } from 'node:test';
 import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
 import type { Document, SearchResultWeb } from '@mendable/firecrawl-js';
 import { fixtureResolver, startCrawlSite } from './fixtures/crawl-site.js';
+import { startLlmStub } from './fixtures/llm-stub.js';
 import { startSearchStub } from './fixtures/search-stub.js';
 import { startService } from './helpers.js';
 
@@ -12,9 +13,20 @@ import { startService } from './helpers.js';
  * of the running service, against the generated site on loopback and a SearXNG stub.
  */
 
-async function setup(t: TestContext) {
+async function setup(t: TestContext, o: { llm?: boolean } = {}) {
   const site = await startCrawlSite();
   t.after(() => site.close());
+  const llm = o.llm ? await startLlmStub() : null;
+  if (llm) {
+    t.after(() => llm.close());
+    // Summaries are prose; extraction answers the page's number as JSON.
+    llm.reply = (r) => {
+      const text = JSON.stringify(r.body);
+      if (/summarize/.test(text)) return { text: 'A generated page that links to two others.' };
+      const n = /This is Page (\d+)/.exec(text)?.[1] ?? '-1';
+      return { text: JSON.stringify({ page: Number(n) }) };
+    };
+  }
   const search = await startSearchStub();
   t.after(() => search.close());
   search.hits = [
@@ -24,9 +36,13 @@ async function setup(t: TestContext) {
   ];
   const svc = await startService(t, {
     resolver: fixtureResolver,
-    env: { CRAWL_MIN_DELAY_MS: '0', SEARXNG_URL: `${search.url}/searxng` },
+    env: {
+      CRAWL_MIN_DELAY_MS: '0',
+      SEARXNG_URL: `${search.url}/searxng`,
+      ...(llm ? { OPENAI_BASE_URL: llm.url, MODEL_NAME: 'stub-model' } : {}),
+    },
   });
-  return { site, search, svc, fc: new Firecrawl({ apiKey: 'test', apiUrl: svc.url }) };
+  return { site, search, svc, llm: llm!, fc: new Firecrawl({ apiKey: 'test', apiUrl: svc.url }) };
 }
 
 const sdkStatus = (status: number, message?: RegExp) => (err: unknown) => {
@@ -138,6 +154,80 @@ describe('Firecrawl SDK v2: scrape, map, search, team', () => {
     const c = await fc.getConcurrency();
     assert.equal(c.concurrency, 0);
     assert.ok(c.maxConcurrency >= 1);
+  });
+});
+
+describe('Firecrawl formats written by the server LLM, and screenshots', () => {
+  const schema = { type: 'object', properties: { page: { type: 'number' } }, required: ['page'] };
+
+  test('v2 scrape: json (schema) and summary; Markdown read only for the LLM is left out', async (t) => {
+    const { site, llm, fc } = await setup(t, { llm: true });
+    const doc = await fc.scrape(`${site.url}/gen/3`, {
+      formats: [{ type: 'json', schema, prompt: 'Which page is this?' }, 'summary'],
+    });
+    assert.deepEqual(doc.json, { page: 3 });
+    assert.equal(doc.summary, 'A generated page that links to two others.');
+    assert.equal(doc.markdown, undefined);
+    assert.equal(llm.requests.length, 2);
+    assert.equal(llm.requests[0]!.body.model, 'stub-model');
+  });
+
+  test('v1 scrapeUrl: json with jsonOptions, and the legacy extract format', async (t) => {
+    const { site, fc } = await setup(t, { llm: true });
+    const res = (await fc.v1.scrapeUrl(`${site.url}/gen/4`, {
+      formats: ['markdown', 'json'],
+      jsonOptions: { prompt: 'Which page is this?' },
+    })) as { json?: unknown; markdown?: string };
+    assert.deepEqual(res.json, { page: 4 });
+    assert.match(res.markdown ?? '', /This is Page 4/);
+    const legacy = (await fc.v1.scrapeUrl(`${site.url}/gen/5`, {
+      formats: ['extract'],
+      extract: { schema },
+    })) as { extract?: unknown };
+    assert.deepEqual(legacy.extract, { page: 5 });
+  });
+
+  test('an answer that breaks the schema keeps the page and says why in warning', async (t) => {
+    const { site, llm, fc } = await setup(t, { llm: true });
+    llm.reply = () => ({ text: '{"page":"three"}' });
+    const doc = await fc.scrape(`${site.url}/gen/3`, { formats: ['markdown', { type: 'json', schema }] });
+    assert.match(doc.markdown ?? '', /This is Page 3/);
+    assert.match(String(doc.warning), /json does not follow its schema/);
+  });
+
+  test('without a server LLM, json and summary are a 400 naming the format', async (t) => {
+    const { site, fc } = await setup(t);
+    await assert.rejects(
+      fc.scrape(`${site.url}/gen/0`, { formats: ['summary'] }),
+      sdkStatus(400, /formats\[0\].*OPENAI_BASE_URL/),
+    );
+  });
+
+  test('a crawl job writes json for every page', async (t) => {
+    const { site, fc } = await setup(t, { llm: true });
+    const job = await fc.crawl(`${site.url}/gen/0`, {
+      limit: 3,
+      crawlEntireDomain: true,
+      sitemap: 'skip',
+      pollInterval: 1,
+      scrapeOptions: { formats: [{ type: 'json', schema }] },
+    });
+    assert.equal(job.status, 'completed');
+    const pages = job.data.map((d) => (d.json as { page: number }).page).sort();
+    assert.deepEqual(pages, [0, 1, 2]);
+    assert.ok(job.data.every((d) => d.markdown === undefined));
+  });
+
+  test('screenshot and full-page screenshot (browser engine)', async (t) => {
+    const { site: named, fc } = await setup(t);
+    const site = { url: `http://127.0.0.1:${named.port}` }; // Chromium resolves names itself
+    const shot = await fc.scrape(`${site.url}/gen/0`, { formats: ['screenshot'] });
+    const full = await fc.scrape(`${site.url}/gen/0`, { formats: [{ type: 'screenshot', fullPage: true }] });
+    for (const d of [shot, full]) assert.match(String(d.screenshot), /^data:image\/png;base64,/);
+    const v1 = (await fc.v1.scrapeUrl(`${site.url}/gen/0`, { formats: ['screenshot@fullPage'] })) as {
+      screenshot?: string;
+    };
+    assert.match(String(v1.screenshot), /^data:image\/png;base64,/);
   });
 });
 

@@ -48,8 +48,10 @@ export async function startCrawl(
   origin: Origin,
 ) {
   const { settings } = services.crawlDeps;
+  const { spec, extras } = crawlSpecOf(body, api, settings, services.pageCapabilities);
   const request: CrawlJobRequest = {
-    spec: crawlSpecOf(body, api, settings, services.crawlDeps.browser !== null),
+    spec,
+    extras,
     api,
     webhook: webhookOf(body.webhook),
     url: body.url,
@@ -63,14 +65,15 @@ export async function startCrawl(
 }
 
 export async function startBatch(services: Services, body: FcBatchBody, api: Api, origin: Origin) {
-  const { spec, invalidURLs } = batchSpecOf(
+  const { spec, extras, invalidURLs } = batchSpecOf(
     body,
     api,
     services.crawlDeps.settings,
-    services.crawlDeps.browser !== null,
+    services.pageCapabilities,
   );
   const request: CrawlJobRequest = {
     spec,
+    extras,
     api,
     webhook: webhookOf(body.webhook),
     url: spec.seeds[0]!,

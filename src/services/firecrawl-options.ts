@@ -11,18 +11,44 @@ import type {
 } from '../schemas/firecrawl.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
+import type { LlmFields } from './page-llm.js';
 import type { CrawlSettings, CrawlSpec } from './crawl-run.js';
 import { checkPageOptions } from './scrape.js';
 import type { WebhookTarget } from './webhooks.js';
 
-const SUPPORTED_FORMATS = new Set<FormatName>([
+const PAGE_FORMATS = new Set<string>([
   'markdown',
   'html',
   'rawHtml',
   'links',
   'images',
   'screenshot',
+  'screenshot@fullPage',
 ]);
+const LLM_FORMATS = new Set(['json', 'extract', 'summary']);
+const KNOWN_FORMATS = [...PAGE_FORMATS, ...LLM_FORMATS];
+
+/** What a Firecrawl page asks for beyond this service's page document: formats an LLM writes. */
+export interface PageExtras {
+  /** Structured data from the page (`json`; v1's legacy `extract` format answers under `extract`). */
+  json?: {
+    key: 'json' | 'extract';
+    prompt?: string;
+    schema?: Record<string, unknown> | boolean;
+    systemPrompt?: string;
+  };
+  /** A short summary of the page. */
+  summary?: boolean;
+  /** Markdown was read only as the LLM's input: it is left out of the document. */
+  dropMarkdown?: boolean;
+}
+
+/** What this server can do for a page: decides which fields are refused. */
+export interface PageCapabilities {
+  browser: boolean;
+  /** The server has an LLM (OPENAI_BASE_URL) for the json and summary formats. */
+  llm: boolean;
+}
 const NO_CACHE_PROXIES = new Set(['basic', 'auto']);
 
 /** Fields asking for something this server does not do: a 400 naming the field, never silently ignored. */
@@ -61,48 +87,103 @@ export function refuseRetention(value: boolean | undefined, field: string): void
   if (value) refuse(field, 'documents are kept for JOB_TTL_HOURS after the job ends on this server');
 }
 
-function formatsOf(formats: FcScrapeOptions['formats'], prefix: string): FormatName[] {
+type LlmOptions = { prompt?: unknown; schema?: unknown; systemPrompt?: unknown };
+
+function llmOptions(o: LlmOptions, field: string): Omit<NonNullable<PageExtras['json']>, 'key'> {
+  const { prompt, schema, systemPrompt } = o;
+  if (prompt !== undefined && typeof prompt !== 'string') refuse(`${field}.prompt`, 'must be a string');
+  if (systemPrompt !== undefined && typeof systemPrompt !== 'string')
+    refuse(`${field}.systemPrompt`, 'must be a string');
+  if (schema !== undefined && typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null))
+    refuse(`${field}.schema`, 'must be a JSON Schema object');
+  if (prompt === undefined && schema === undefined) refuse(field, 'needs a prompt or a schema');
+  return {
+    ...(prompt !== undefined ? { prompt: prompt as string } : {}),
+    ...(schema !== undefined ? { schema: schema as Record<string, unknown> | boolean } : {}),
+    ...(systemPrompt !== undefined ? { systemPrompt: systemPrompt as string } : {}),
+  };
+}
+
+/** Firecrawl's formats (v1 strings, v2 strings or objects) as page formats and LLM extras. */
+function formatsOf(
+  o: FcScrapeOptions,
+  prefix: string,
+  caps: PageCapabilities,
+): { formats: FormatName[]; extras: PageExtras | null } {
   const out: FormatName[] = [];
-  for (const [i, f] of (formats ?? ['markdown']).entries()) {
-    const name = typeof f === 'string' ? f : f.type;
-    if (
-      name === 'screenshot@fullPage' ||
-      (typeof f === 'object' && (f as Record<string, unknown>).fullPage === true)
-    ) {
-      refuse(`${prefix}formats[${i}]`, 'full-page screenshots are not supported by this server yet');
-    }
-    if (typeof f === 'object') {
-      for (const key of Object.keys(f)) {
-        if (key !== 'type' && !(key === 'fullPage' && (f as Record<string, unknown>).fullPage === false)) {
-          refuse(`${prefix}formats[${i}].${key}`, 'not supported by this server');
-        }
-      }
-    }
-    if (!SUPPORTED_FORMATS.has(name as FormatName)) {
+  const extras: PageExtras = {};
+  const add = (name: FormatName): void => {
+    if (!out.includes(name)) out.push(name);
+  };
+  const options = o as FcScrapeOptions & { jsonOptions?: LlmOptions; extract?: LlmOptions };
+  for (const [i, f] of (o.formats ?? ['markdown']).entries()) {
+    const field = `${prefix}formats[${i}]`;
+    const spec = (typeof f === 'string' ? { type: f } : f) as Record<string, unknown> & { type: string };
+    let name = spec.type;
+    if (!KNOWN_FORMATS.includes(name)) {
       refuse(
-        `${prefix}formats[${i}]`,
-        `format '${name}' is not supported by this server (supported: ${[...SUPPORTED_FORMATS].join(', ')})`,
+        field,
+        `format '${name}' is not supported by this server (supported: ${KNOWN_FORMATS.join(', ')})`,
       );
     }
-    if (!out.includes(name as FormatName)) out.push(name as FormatName);
+    if (LLM_FORMATS.has(name) && !caps.llm) {
+      refuse(field, `the ${name} format needs the server's LLM (set OPENAI_BASE_URL and MODEL_NAME)`);
+    }
+    const allowed = name === 'json' ? ['type', 'prompt', 'schema', 'systemPrompt'] : ['type'];
+    if (name === 'screenshot') allowed.push('fullPage');
+    for (const key of Object.keys(spec)) {
+      if (!allowed.includes(key)) refuse(`${field}.${key}`, 'not supported by this server');
+    }
+    if (name === 'screenshot' && spec.fullPage === true) name = 'screenshot@fullPage';
+    if (name === 'json' || name === 'extract') {
+      // v1 puts the options beside the formats (jsonOptions, extract); v2 inside the format object.
+      const given: LlmOptions | undefined =
+        typeof f === 'string'
+          ? name === 'json'
+            ? options.jsonOptions
+            : options.extract
+          : (spec as LlmOptions);
+      const optionsField =
+        typeof f === 'string' ? `${prefix}${name === 'json' ? 'jsonOptions' : 'extract'}` : field;
+      if (!given)
+        refuse(optionsField, `the ${name} format needs ${name === 'json' ? 'jsonOptions' : 'extract'}`);
+      extras.json = { key: name, ...llmOptions(given, optionsField) };
+      continue;
+    }
+    if (name === 'summary') {
+      extras.summary = true;
+      continue;
+    }
+    add(name as FormatName);
   }
-  return out;
+  if (options.jsonOptions && extras.json?.key !== 'json')
+    refuse(`${prefix}jsonOptions`, "needs 'json' in formats");
+  if (options.extract && extras.json?.key !== 'extract')
+    refuse(`${prefix}extract`, "needs 'extract' in formats");
+  if (out.includes('screenshot') && out.includes('screenshot@fullPage')) {
+    refuse(`${prefix}formats`, 'screenshot and screenshot@fullPage cannot both be asked for');
+  }
+  if (!extras.json && !extras.summary) return { formats: out, extras: null };
+  // The LLM reads the page's Markdown.
+  if (!out.includes('markdown')) {
+    out.push('markdown');
+    extras.dropMarkdown = true;
+  }
+  return { formats: out, extras };
 }
 
 /** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
 export function scrapeOptionsOf(
   o: FcScrapeOptions,
   prefix: string,
-  browserAvailable: boolean,
-): ScrapeOptions {
+  caps: PageCapabilities,
+): { page: ScrapeOptions; extras: PageExtras | null } {
   if (o.mobile) refuse(`${prefix}mobile`, 'mobile emulation is not supported by this server yet');
   if (o.proxy !== undefined && !NO_CACHE_PROXIES.has(o.proxy)) {
     refuse(`${prefix}proxy`, `proxy '${o.proxy}' is not available on this server (basic or auto)`);
   }
   if (o.useMock !== undefined) refuse(`${prefix}useMock`, 'mocks are not supported');
   if (o.actions && o.actions.length > 0) refuse(`${prefix}actions`, 'use /api/v1/scrape for browser actions');
-  if (o.jsonOptions || o.extract)
-    refuse(`${prefix}jsonOptions`, 'the json format is not supported by this server yet');
   if (o.changeTrackingOptions) refuse(`${prefix}changeTrackingOptions`, 'change tracking is not supported');
   if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
@@ -116,8 +197,9 @@ export function scrapeOptionsOf(
       );
     }
   }
+  const { formats, extras } = formatsOf(o, prefix, caps);
   const page: ScrapeOptions = {
-    formats: formatsOf(o.formats, prefix),
+    formats,
     onlyMainContent: o.onlyMainContent ?? true,
     includeTags: o.includeTags,
     excludeTags: o.excludeTags,
@@ -129,8 +211,8 @@ export function scrapeOptionsOf(
   };
   for (const key of Object.keys(page) as (keyof ScrapeOptions)[])
     if (page[key] === undefined) delete page[key];
-  checkPageOptions(page, browserAvailable);
-  return page;
+  checkPageOptions(page, caps.browser);
+  return { page, extras };
 }
 
 export function webhookOf(webhook: FcWebhook | undefined): WebhookTarget | null {
@@ -162,13 +244,13 @@ function regexes(patterns: string[] | undefined, field: string): string[] | unde
   return patterns;
 }
 
-/** A Firecrawl crawl request (v1 or v2) as a crawl spec. */
+/** A Firecrawl crawl request (v1 or v2) as a crawl spec, and what its pages ask of the LLM. */
 export function crawlSpecOf(
   body: FcCrawlV2Body | FcCrawlV1Body,
   api: 'v1' | 'v2',
   settings: CrawlSettings,
-  browserAvailable: boolean,
-): CrawlSpec {
+  caps: PageCapabilities,
+): { spec: CrawlSpec; extras: PageExtras | null } {
   const start = parseTargetUrl(body.url);
   if ('prompt' in body && body.prompt !== undefined) {
     refuse('prompt', 'crawl options generated from a prompt need an LLM; set the crawl fields instead');
@@ -192,7 +274,8 @@ export function crawlSpecOf(
   if (delayMs !== null && delayMs > settings.maxDelayMs) {
     refuse('delay', `must be <= ${settings.maxDelayMs / 1000} seconds on this server (CRAWL_MAX_DELAY_MS)`);
   }
-  return {
+  const { page, extras } = scrapeOptionsOf(body.scrapeOptions ?? {}, 'scrapeOptions.', caps);
+  const spec: CrawlSpec = {
     seeds: [start.href],
     follow: true,
     limit,
@@ -216,8 +299,9 @@ export function crawlSpecOf(
     // The operator's CRAWL_MIN_DELAY_MS is a floor a caller cannot lower.
     delayMs: delayMs === null ? null : Math.max(delayMs, settings.minDelayMs),
     concurrency: Math.min(body.maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
-    page: scrapeOptionsOf(body.scrapeOptions ?? {}, 'scrapeOptions.', browserAvailable),
+    page,
   };
+  return { spec, extras };
 }
 
 /** A Firecrawl batch scrape as a crawl that follows nothing; invalid URLs are refused or listed. */
@@ -225,8 +309,8 @@ export function batchSpecOf(
   body: FcBatchBody,
   api: 'v1' | 'v2',
   settings: CrawlSettings,
-  browserAvailable: boolean,
-): { spec: CrawlSpec; invalidURLs: string[] | undefined } {
+  caps: PageCapabilities,
+): { spec: CrawlSpec; extras: PageExtras | null; invalidURLs: string[] | undefined } {
   const ignoreInvalid = body.ignoreInvalidURLs ?? api === 'v2';
   if (body.appendToId !== undefined) refuse('appendToId', 'appending to a batch is not supported');
   if (body.agent !== undefined) refuse('agent', 'agents are not supported');
@@ -252,7 +336,9 @@ export function batchSpecOf(
     integration: _n,
     ...options
   } = body;
+  const { page, extras } = scrapeOptionsOf(options, '', caps);
   return {
+    extras,
     spec: {
       seeds,
       follow: false,
@@ -265,17 +351,26 @@ export function batchSpecOf(
       robots: false,
       delayMs: 0,
       concurrency: Math.min(maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
-      page: scrapeOptionsOf(options, '', browserAvailable),
+      page,
     },
     invalidURLs: ignoreInvalid ? invalid : undefined,
   };
 }
 
-/** A page as Firecrawl's document: the requested formats and Firecrawl's metadata names. */
-export function firecrawlDocument(doc: PageDocument, sourceUrl: string): Record<string, unknown> {
+/**
+ * A page as Firecrawl's document: the requested formats, the fields an LLM wrote (json, summary; Markdown
+ * read only for the LLM is left out), and Firecrawl's metadata names.
+ */
+export function firecrawlDocument(
+  doc: PageDocument,
+  sourceUrl: string,
+  llm: { fields?: LlmFields; dropMarkdown?: boolean } = {},
+): Record<string, unknown> {
   const { metadata: m, title: _t, description: _d, url: _u, ...formats } = doc;
+  if (llm.dropMarkdown) delete formats.markdown;
   return {
     ...(formats as Record<string, unknown>),
+    ...llm.fields,
     metadata: {
       title: m.title,
       description: m.description,

@@ -8,6 +8,8 @@ import type {
   FcSearchV2Body,
 } from '../schemas/firecrawl-pages.js';
 import type { FcScrapeOptions } from '../schemas/firecrawl.js';
+import type { PageDocument } from '../schemas/page.js';
+import type { PageExtras } from './firecrawl-options.js';
 import type { Api } from './firecrawl-jobs.js';
 import { firecrawlDocument, noEffectFields, noEffectWarning, scrapeOptionsOf } from './firecrawl-options.js';
 import type { Services } from './index.js';
@@ -15,6 +17,8 @@ import type { SearchPage } from './search.js';
 
 /** Hits a search asks the provider for at most (Firecrawl allows 100; the seed's providers give 50). */
 const MAX_SEARCH_RESULTS = 50;
+/** Budget of the LLM formats (json, summary) of a call's pages, after the pages themselves. */
+const LLM_TIMEOUT_MS = 60_000;
 /** Credits of a self-hosted server: not counted, so never running out (JSON has no Infinity). */
 const UNLIMITED = 999_999_999;
 
@@ -25,25 +29,42 @@ function warningOf(...parts: (string | undefined)[]): string | undefined {
 }
 
 /** The scrape options of a Firecrawl body that also carries other fields (url, query, client tags). */
-function pageOptionsOf(body: FcScrapeOptions & Record<string, unknown>, services: Services) {
+function pageOptionsOf(body: FcScrapeOptions & Record<string, unknown>, services: Services, prefix = '') {
   const { url: _u, origin: _o, integration: _i, ...options } = body;
-  return scrapeOptionsOf(options as FcScrapeOptions, '', services.crawlDeps.browser !== null);
+  return scrapeOptionsOf(options as FcScrapeOptions, prefix, services.pageCapabilities);
+}
+
+/** A page as Firecrawl's document, with the fields the server's LLM writes when they were asked for. */
+async function documentOf(
+  services: Services,
+  doc: PageDocument,
+  sourceUrl: string,
+  extras: PageExtras | null,
+  deadline: Deadline,
+): Promise<Record<string, unknown>> {
+  if (!extras) return firecrawlDocument(doc, sourceUrl);
+  const fields = await services.llmFields(doc, extras, deadline);
+  return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown: extras.dropMarkdown });
 }
 
 /** POST /v1/scrape and /v2/scrape: one page as Firecrawl's document. */
 export async function fcScrape(services: Services, body: FcScrapeBody, signal: AbortSignal) {
-  const page = pageOptionsOf(body, services);
+  const { page, extras } = pageOptionsOf(body, services);
+  // The LLM formats get their own budget after the page's: a slow model does not cut the fetch short.
   const deadline = Deadline.after(page.timeout ?? 30000, signal);
+  let doc: PageDocument;
   try {
-    const doc = await services.scrape({ url: body.url, ...page }, deadline);
-    const warning = noEffectWarning(noEffectFields(body));
-    return {
-      success: true as const,
-      data: firecrawlDocument(doc, body.url),
-      ...(warning ? { warning } : {}),
-    };
+    doc = await services.scrape({ url: body.url, ...page }, deadline);
   } finally {
     deadline.dispose();
+  }
+  const llmDeadline = Deadline.after(LLM_TIMEOUT_MS, signal);
+  try {
+    const data = await documentOf(services, doc, body.url, extras, llmDeadline);
+    const warning = noEffectWarning(noEffectFields(body));
+    return { success: true as const, data, ...(warning ? { warning } : {}) };
+  } finally {
+    llmDeadline.dispose();
   }
 }
 
@@ -94,9 +115,14 @@ export async function fcMap(
 }
 
 /** A search hit as Firecrawl's result: url, title, description, and the page's formats when it was scraped. */
-function resultOf({ hit, document, error }: SearchPage): Record<string, unknown> {
+async function resultOf(
+  services: Services,
+  { hit, document, error }: SearchPage,
+  extras: PageExtras | null,
+  deadline: Deadline,
+): Promise<Record<string, unknown>> {
   const base = { url: hit.url, title: hit.title, description: hit.snippet };
-  if (document) return { ...base, ...firecrawlDocument(document, hit.url) };
+  if (document) return { ...base, ...(await documentOf(services, document, hit.url, extras, deadline)) };
   if (error)
     return { ...base, metadata: { sourceURL: hit.url, url: hit.url, statusCode: 0, error: error.message } };
   return base;
@@ -128,10 +154,11 @@ export async function fcSearch(
 ) {
   const v2 = api === 'v2' ? (body as FcSearchV2Body) : null;
   const options = body.scrapeOptions;
-  const page =
+  const scraping =
     options && (options.formats?.length ?? 0) > 0
-      ? pageOptionsOf(options as FcScrapeOptions & Record<string, unknown>, services)
+      ? pageOptionsOf(options as FcScrapeOptions & Record<string, unknown>, services, 'scrapeOptions.')
       : null;
+  const page = scraping?.page ?? null;
   if (page && page.timeout === undefined && body.timeout !== undefined) {
     page.timeout = Math.min(body.timeout, 60_000);
   }
@@ -160,7 +187,15 @@ export async function fcSearch(
       ? `Not available from this server's search provider, ignored: ${ignored.join(', ')}.`
       : undefined,
   );
-  const data = results.map(resultOf);
+  const llmDeadline = Deadline.after(LLM_TIMEOUT_MS, signal);
+  let data: Record<string, unknown>[];
+  try {
+    data = await Promise.all(
+      results.map((r) => resultOf(services, r, scraping?.extras ?? null, llmDeadline)),
+    );
+  } finally {
+    llmDeadline.dispose();
+  }
   const tail = warning ? { warning } : {};
   if (v2) return { success: true as const, data: { web: data }, ...tail };
   return { success: true as const, data, ...tail };

@@ -1,7 +1,7 @@
 import type { Config } from '../config.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
-import type { Deadline } from '../lib/deadline.js';
+import { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
@@ -27,6 +27,10 @@ import type { LlmsTxtResult } from './llmstxt.js';
 import { mapSite } from './map.js';
 import type { MapLink, MapRequest } from './map.js';
 import { searchPages, searchWeb } from './search.js';
+import { firecrawlDocument } from './firecrawl-options.js';
+import type { PageCapabilities, PageExtras } from './firecrawl-options.js';
+import { llmFields } from './page-llm.js';
+import type { LlmFields, PageLlmDeps } from './page-llm.js';
 import type { SearchPage } from './search.js';
 import { scrapePage } from './scrape.js';
 
@@ -65,12 +69,19 @@ export interface Services {
   crawlDeps: CrawlDeps;
   /** The server's own LLM (OPENAI_BASE_URL...), for Firecrawl's extract and llms.txt jobs. */
   serverLlm: Config['llm'];
+  /** What a page can be asked for here (browser engine, the server's LLM). */
+  pageCapabilities: PageCapabilities;
+  /** The LLM formats of a page (json, summary) from the server's LLM; failures are a `warning`. */
+  llmFields(doc: PageDocument, extras: PageExtras, deadline: Deadline): Promise<LlmFields>;
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
   /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */
   contentStats(): ReturnType<ContentPool['stats']>;
   close(): Promise<void>;
 }
+
+/** Budget of the LLM formats of one page of a job. */
+const LLM_FORMATS_TIMEOUT_MS = 60_000;
 
 /** A crawl holds its gate slot from its first event until the stream ends. */
 async function* gatedStream<T>(
@@ -155,10 +166,32 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     concurrency: config.extractConcurrency,
     llmMaxInputChars: config.llmMaxInputChars,
   };
+  const pageLlm: PageLlmDeps | null = config.llm
+    ? {
+        llm,
+        endpoint: { baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model },
+        maxInputChars: config.llmMaxInputChars,
+        log,
+      }
+    : null;
+  const fieldsOf = (doc: PageDocument, extras: PageExtras, deadline: Deadline): Promise<LlmFields> =>
+    pageLlm
+      ? llmFields(doc, extras, deadline, pageLlm)
+      : Promise.resolve({ warning: 'the server has no LLM (OPENAI_BASE_URL)' });
   const { jobs, health } = createJobEngine(config, {
     crawl: crawlDeps,
     guard,
     log,
+    shapeDocument: async (doc, sourceUrl, request, signal) => {
+      if (!request.extras) return firecrawlDocument(doc, sourceUrl);
+      const deadline = Deadline.after(LLM_FORMATS_TIMEOUT_MS, signal);
+      try {
+        const fields = await fieldsOf(doc, request.extras, deadline);
+        return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown: request.extras.dropMarkdown });
+      } finally {
+        deadline.dispose();
+      }
+    },
     tasks: {
       extract: async (request, signal) => {
         const body = extractBodyOf(request as ExtractJobRequest, config.llm!);
@@ -178,6 +211,8 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     health,
     crawlDeps,
     serverLlm: config.llm,
+    pageCapabilities: { browser: browser !== null, llm: pageLlm !== null },
+    llmFields: fieldsOf,
     scrape: (body, deadline) =>
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
     crawl: (body, signal) =>

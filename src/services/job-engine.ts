@@ -10,9 +10,8 @@ import type { Logger } from '../lib/logger.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { CrawlDeps } from './crawl-run.js';
 import { BullFleet } from './fleet.js';
-import { firecrawlDocument } from './firecrawl-options.js';
 import { JobManager } from './jobs.js';
-import type { TaskRunner } from './jobs.js';
+import type { DocumentShaper, TaskRunner } from './jobs.js';
 import { WebhookSender } from './webhooks.js';
 
 export interface JobEngineDeps {
@@ -20,6 +19,8 @@ export interface JobEngineDeps {
   guard: GuardOptions;
   log: Logger;
   tasks: Partial<Record<JobKind, TaskRunner>>;
+  /** A page as a job's stored document (Firecrawl's shape, with its LLM formats written). */
+  shapeDocument: DocumentShaper;
 }
 
 /**
@@ -35,7 +36,7 @@ export function createJobEngine(
   const common = {
     crawl: deps.crawl,
     webhooks: new WebhookSender({ ...deps.guard, secret: config.webhookSecret, log }),
-    shapeDocument: firecrawlDocument,
+    shapeDocument: deps.shapeDocument,
     tasks: deps.tasks,
     log,
     ttlMs: config.jobTtlMs,

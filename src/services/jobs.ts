@@ -13,6 +13,7 @@ import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import { sleep } from '../lib/sleep.js';
 import type { PageDocument } from '../schemas/page.js';
+import type { PageExtras } from './firecrawl-options.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
@@ -27,6 +28,8 @@ export interface CrawlJobRequest {
   url: string;
   /** Fields given that this server cannot act on, said in every status reply. */
   warning?: string;
+  /** What each page asks of the server's LLM (json, summary). */
+  extras?: PageExtras | null;
 }
 
 /** A crawl's state shared by every process working it. */
@@ -59,8 +62,9 @@ export type TaskRunner = (request: unknown, signal: AbortSignal) => Promise<unkn
 export type DocumentShaper = (
   doc: PageDocument,
   sourceUrl: string,
-  api: 'v1' | 'v2',
-) => Record<string, unknown>;
+  request: CrawlJobRequest,
+  signal: AbortSignal,
+) => Promise<Record<string, unknown>>;
 
 export interface JobManagerDeps {
   /** The durable store; null when it cannot be opened (job routes then answer 503 with `storeError`). */
@@ -425,7 +429,7 @@ export class JobManager {
     const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
     const sink: CrawlSink = {
       document: async (item, doc) => {
-        const body = this.deps.shapeDocument(doc, item.url, request.api);
+        const body = await this.deps.shapeDocument(doc, item.url, request, signal);
         if (await store.addDocument(job.id, item.url, JSON.stringify(body))) {
           this.notify(job, 'page', { data: [body] });
         }
