@@ -182,7 +182,7 @@ describe('Firecrawl formats written by the server LLM, and screenshots', () => {
     assert.match(res.markdown ?? '', /This is Page 4/);
     const legacy = (await fc.v1.scrapeUrl(`${site.url}/gen/5`, {
       formats: ['extract'],
-      extract: { schema },
+      extract: { schema } as never, // the SDK converts Zod schemas and passes JSON Schema through
     })) as { extract?: unknown };
     assert.deepEqual(legacy.extract, { page: 5 });
   });
@@ -228,6 +228,74 @@ describe('Firecrawl formats written by the server LLM, and screenshots', () => {
       screenshot?: string;
     };
     assert.match(String(v1.screenshot), /^data:image\/png;base64,/);
+  });
+});
+
+describe('Firecrawl actions, mobile and languages (browser engine)', () => {
+  test('every action type runs in order; screenshots, scrapes, script results and PDFs come back in actions', async (t) => {
+    const { site: named, fc } = await setup(t);
+    const url = `http://127.0.0.1:${named.port}/gen/0`; // Chromium resolves names itself
+    const doc = await fc.scrape(url, {
+      formats: ['markdown'],
+      actions: [
+        { type: 'wait', milliseconds: 10 },
+        { type: 'wait', selector: 'main' },
+        {
+          type: 'executeJavascript',
+          script: "document.body.insertAdjacentHTML('beforeend', '<input id=q>')",
+        },
+        { type: 'click', selector: '#q' },
+        { type: 'write', text: 'typed words' },
+        { type: 'press', key: 'End' },
+        { type: 'scroll', direction: 'down' },
+        { type: 'screenshot', fullPage: true },
+        { type: 'executeJavascript', script: "return document.querySelector('#q').value" },
+        { type: 'scrape' },
+        { type: 'pdf' },
+      ],
+    });
+    const actions = doc.actions as {
+      screenshots: string[];
+      scrapes: { url: string; html: string }[];
+      javascriptReturns: { type: string; value: unknown }[];
+      pdfs: string[];
+    };
+    assert.equal(actions.screenshots.length, 1);
+    assert.match(actions.screenshots[0]!, /^data:image\/png;base64,/);
+    assert.deepEqual(actions.javascriptReturns.at(-1), { type: 'string', value: 'typed words' });
+    assert.equal(actions.scrapes[0]!.url, url);
+    assert.match(actions.scrapes[0]!.html, /<input id="q"/);
+    assert.match(actions.pdfs[0]!, /^data:application\/pdf;base64,JVBER/);
+    assert.match(doc.markdown ?? '', /This is Page 0/);
+  });
+
+  test('mobile emulates a phone; location.languages sets Accept-Language and the browser locale', async (t) => {
+    const { site: named, fc } = await setup(t);
+    const url = `http://127.0.0.1:${named.port}/gen/0`;
+    const doc = await fc.scrape(url, {
+      mobile: true,
+      location: { languages: ['de-DE', 'en'] },
+      actions: [
+        { type: 'executeJavascript', script: 'return [navigator.userAgent, screen.width, navigator.language]' },
+      ],
+    });
+    const [ua, width, language] = (doc.actions as { javascriptReturns: { value: unknown[] }[] })
+      .javascriptReturns[0]!.value as [string, number, string];
+    assert.match(ua, /Mobile/);
+    assert.equal(width, 390);
+    assert.equal(language, 'de-DE');
+  });
+
+  test('actions the server cannot honour are a 400 naming the field', async (t) => {
+    const { site, fc } = await setup(t);
+    await assert.rejects(
+      fc.scrape(`${site.url}/gen/0`, { actions: [{ type: 'screenshot', quality: 50 }] }),
+      sdkStatus(400, /actions\[0\]\.quality/),
+    );
+    await assert.rejects(
+      fc.scrape(`${site.url}/gen/0`, { actions: [{ type: 'wait' } as never] }),
+      sdkStatus(400, /actions\[0\]/),
+    );
   });
 });
 

@@ -28,8 +28,8 @@ describe('Firecrawl job fields', () => {
       ['/v2/crawl', { url: site.url, delay: 120 }, /^delay: must be <= 30 seconds/],
       [
         '/v2/crawl',
-        { url: site.url, scrapeOptions: { location: { country: 'DE' } } },
-        /^scrapeOptions\.location: /,
+        { url: site.url, scrapeOptions: { location: { languages: ['not a tag!'] } } },
+        /^scrapeOptions\.location\.languages: /,
       ],
       [
         '/v2/crawl',
@@ -37,7 +37,7 @@ describe('Firecrawl job fields', () => {
         /^scrapeOptions\.formats\[0\]\.quality: /,
       ],
       ['/v2/batch/scrape', { urls: [site.url], zeroDataRetention: true }, /^zeroDataRetention: /],
-      ['/v2/batch/scrape', { urls: [site.url], mobile: true }, /^mobile: /],
+      ['/v2/batch/scrape', { urls: [site.url], proxy: 'stealth' }, /^proxy: /],
     ];
     for (const [route, body, message] of cases) {
       const reply = json(await api(route, 'POST', body), 400);

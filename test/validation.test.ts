@@ -37,7 +37,7 @@ describe('request validation: 400 naming the field, never a 500', () => {
       [{ url, waitFor: -1 }, /waitFor must be >= 0/],
       [{ url, includeTags: [''] }, /includeTags\[0\]/],
       [{ url, onlyMaincontent: true }, /unknown field 'onlyMaincontent'/],
-      [{ url, mobile: true }, /unknown field 'mobile'/],
+      [{ url, proxy: 'basic' }, /unknown field 'proxy'/],
       [[url], /body must be object/],
     ];
     for (const [body, message] of cases) {

@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page, Route } from 'playwright-core';
 import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import { assertTargetAllowed, isBlockedAddress } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
-import { runAction } from './browser-actions.js';
+import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
 import type { BrowserAction } from './browser-actions.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
+import { mobileUserAgent } from './user-agent.js';
 
 export interface BrowserEngineOptions extends GuardOptions {
   executablePath: string;
@@ -21,6 +22,21 @@ export interface BrowserRequest extends FetchRequest {
   waitForSelector?: string;
   actions?: BrowserAction[];
   screenshot?: { type: 'png' | 'jpeg'; fullPage: boolean };
+}
+
+/** A phone's screen and browser (a recent iPhone's as Chromium's device list describes it). */
+const MOBILE = {
+  viewport: { width: 390, height: 844 },
+  deviceScaleFactor: 3,
+  isMobile: true,
+  hasTouch: true,
+};
+
+/** The browser's language: the first tag of the request's Accept-Language, as a browser would have it set. */
+function localeOf(headers: Record<string, string>): string | undefined {
+  const value = Object.entries(headers).find(([name]) => name.toLowerCase() === 'accept-language')?.[1];
+  const first = value?.split(',')[0]?.split(';')[0]?.trim();
+  return first && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
 }
 
 export class ActionFailedError extends AppError {
@@ -87,7 +103,11 @@ export class BrowserEngine implements Engine {
   }
 
   fetchPage(req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
-    const work = this.withSlot(deadline, (context) => this.load(context, req, deadline));
+    const locale = localeOf(req.headers);
+    const work = this.withSlot(deadline, (context) => this.load(context, req, deadline), {
+      ...(req.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.options.userAgent) } : {}),
+      ...(locale ? { locale } : {}),
+    });
     return deadline.race(work, 'the browser render').catch((err: unknown) => {
       throw toAppError(err);
     });
@@ -121,7 +141,11 @@ export class BrowserEngine implements Engine {
   }
 
   /** Runs `use` with a fresh context; the slot is held until the context is closed, whatever happens. */
-  private async withSlot<T>(deadline: Deadline, use: (context: BrowserContext) => Promise<T>): Promise<T> {
+  private async withSlot<T>(
+    deadline: Deadline,
+    use: (context: BrowserContext) => Promise<T>,
+    emulation: BrowserContextOptions = {},
+  ): Promise<T> {
     try {
       await this.slots.enter(deadline.signal);
     } catch {
@@ -135,6 +159,7 @@ export class BrowserEngine implements Engine {
         userAgent: this.options.userAgent,
         viewport: { width: 1280, height: 800 },
         serviceWorkers: 'block',
+        ...emulation,
       });
       await this.guard(context);
       return await use(context);
@@ -236,9 +261,10 @@ export class BrowserEngine implements Engine {
             : new ActionFailedError(`waitForSelector: '${req.waitForSelector}' did not appear`);
         });
     }
+    const outputs = emptyOutputs();
     for (const [index, action] of (req.actions ?? []).entries()) {
       try {
-        await runAction(page, action, deadline);
+        await runAction(page, action, deadline, outputs);
       } catch (err) {
         if (deadline.expired) throw deadline.timeoutError(`actions[${index}] (${action.type})`);
         const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
@@ -266,6 +292,7 @@ export class BrowserEngine implements Engine {
       body: Buffer.from(html, 'utf8'),
       redirects,
       screenshot,
+      ...(producesOutput(req.actions) ? { actions: outputs } : {}),
     };
   }
 }

@@ -12,6 +12,7 @@ import {
 import type { Deadline } from '../lib/deadline.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
+import { mobileUserAgent } from './user-agent.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
 
 export interface HttpEngineOptions extends GuardOptions {
@@ -43,7 +44,7 @@ export class HttpEngine implements Engine {
     for (;;) {
       assertTargetAllowed(url, this.options);
       deadline.check('fetch');
-      const response = await this.send(url, req.headers, dispatcher, deadline);
+      const response = await this.send(url, req.headers, dispatcher, deadline, req.mobile ?? false);
       const location = response.headers['location'];
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
         response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -79,9 +80,10 @@ export class HttpEngine implements Engine {
     callerHeaders: Record<string, string>,
     dispatcher: Dispatcher,
     deadline: Deadline,
+    mobile: boolean,
   ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
-      'user-agent': this.options.userAgent,
+      'user-agent': mobile ? mobileUserAgent(this.options.userAgent) : this.options.userAgent,
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.7',
       'accept-language': 'en-US,en;q=0.9',
       'accept-encoding': 'gzip, deflate, br',

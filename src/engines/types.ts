@@ -1,3 +1,4 @@
+import type { ActionOutputs } from './browser-actions.js';
 import type { Deadline } from '../lib/deadline.js';
 
 /** What a caller wants fetched; engines never see formats or Markdown. */
@@ -5,6 +6,8 @@ export interface FetchRequest {
   url: URL;
   headers: Record<string, string>;
   skipTlsVerification: boolean;
+  /** As a phone: a mobile User-Agent (and, in the browser, a phone's viewport and touch). */
+  mobile?: boolean;
 }
 
 /** Bytes and headers as the target served them, after redirects and content decoding. */
@@ -19,6 +22,8 @@ export interface FetchedPage {
   redirects: string[];
   /** data: URL of a screenshot (browser engine, when asked for). */
   screenshot?: string;
+  /** What the browser actions produced (screenshots, scrapes, script results, PDFs), when any was asked. */
+  actions?: ActionOutputs;
 }
 
 export interface Engine {

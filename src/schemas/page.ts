@@ -52,11 +52,22 @@ export const PageFormatFields = {
   ),
 };
 
+export const ActionOutputs = Type.Object(
+  {
+    screenshots: Type.Array(Type.String()),
+    scrapes: Type.Array(Type.Object({ url: Type.String(), html: Type.String() })),
+    javascriptReturns: Type.Array(Type.Object({ type: Type.String(), value: Type.Unknown() })),
+    pdfs: Type.Array(Type.String({ description: 'data:application/pdf;base64,...' })),
+  },
+  { description: 'What screenshot, scrape, executeJavascript and pdf actions produced, in order.' },
+);
+
 export const PageDocument = Type.Object({
   title: Type.String(),
   description: Type.String(),
   url: Type.String(),
   ...PageFormatFields,
+  actions: Type.Optional(ActionOutputs),
   metadata: PageMetadata,
 });
 export type PageDocument = Static<typeof PageDocument>;

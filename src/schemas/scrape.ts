@@ -5,14 +5,40 @@ import { PageDocument } from './page.js';
 
 export const BrowserAction = Type.Object(
   {
-    type: Type.Enum(['click', 'type', 'wait', 'waitForSelector', 'scroll']),
+    type: Type.Enum([
+      'click',
+      'type',
+      'wait',
+      'waitForSelector',
+      'scroll',
+      'write',
+      'press',
+      'screenshot',
+      'scrape',
+      'executeJavascript',
+      'pdf',
+    ]),
     selector: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
     text: Type.Optional(Type.String({ maxLength: 10000 })),
     milliseconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 60000 })),
     direction: Type.Optional(Type.Enum(['up', 'down'])),
     amount: Type.Optional(Type.Integer({ minimum: 0, maximum: 100000 })),
+    all: Type.Optional(Type.Boolean({ description: 'click: every element the selector matches.' })),
+    key: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'press: a key name.' })),
+    script: Type.Optional(Type.String({ minLength: 1, maxLength: 100000 })),
+    fullPage: Type.Optional(Type.Boolean()),
+    format: Type.Optional(
+      Type.Enum(['A0', 'A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'Letter', 'Legal', 'Tabloid', 'Ledger']),
+    ),
+    landscape: Type.Optional(Type.Boolean()),
+    scale: Type.Optional(Type.Number({ minimum: 0.1, maximum: 2 })),
   },
-  { additionalProperties: false, description: 'A browser action (SPEC 2.7), run before capture.' },
+  {
+    additionalProperties: false,
+    description:
+      'A browser action run before capture: SPEC 2.7 (click, type, wait, waitForSelector, scroll) and ' +
+      'write, press, screenshot, scrape, executeJavascript, pdf (their outputs are the document `actions`).',
+  },
 );
 
 /** The per-page options shared by scrape and (later) crawl. */
@@ -41,6 +67,12 @@ export const ScrapeOptionFields = {
     Type.Boolean({ default: false, description: 'Capture a screenshot; browser only.' }),
   ),
   screenshotFormat: Type.Optional(Type.Enum(['png', 'jpeg'], { default: 'png' })),
+  mobile: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description: 'Emulate a phone: viewport, touch and a mobile User-Agent (the http engine sends the UA).',
+    }),
+  ),
   actions: Type.Optional(Type.Array(BrowserAction, { maxItems: 50 })),
   includeTags: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
@@ -55,6 +87,8 @@ export const ScrapeOptionFields = {
     }),
   ),
 };
+
+export type BrowserAction = Static<typeof BrowserAction>;
 
 export const ScrapeOptions = Type.Object(ScrapeOptionFields);
 export type ScrapeOptions = Static<typeof ScrapeOptions>;

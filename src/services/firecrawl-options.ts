@@ -10,7 +10,7 @@ import type {
   FcWebhook,
 } from '../schemas/firecrawl.js';
 import type { PageDocument } from '../schemas/page.js';
-import type { ScrapeOptions } from '../schemas/scrape.js';
+import type { BrowserAction, ScrapeOptions } from '../schemas/scrape.js';
 import type { LlmFields } from './page-llm.js';
 import type { CrawlSettings, CrawlSpec } from './crawl-run.js';
 import { checkPageOptions } from './scrape.js';
@@ -72,8 +72,15 @@ export function noEffectFields(body: Record<string, unknown>, prefix = ''): stri
     ['threatProtection', o.threatProtection !== undefined],
     ['auditMetadata', o.auditMetadata !== undefined],
     ['deduplicateSimilarURLs', o.deduplicateSimilarURLs === false],
+    ['location.country', countryOf(o) !== undefined],
   ];
   return named.filter(([, given]) => given).map(([name]) => `${prefix}${name}`);
+}
+
+/** A country asked for (not the SDK's "US-generic" default): requests leave from this server's own network. */
+function countryOf(o: FcScrapeOptions): string | undefined {
+  const country = ((o.location ?? o.geolocation) as { country?: unknown } | undefined)?.country;
+  return typeof country === 'string' && !/^us(-generic)?$/i.test(country) ? country : undefined;
 }
 
 /** The warning a job carries for the fields it was given without effect, or undefined. */
@@ -172,39 +179,87 @@ function formatsOf(
   return { formats: out, extras };
 }
 
+type FcActionFields = Record<string, unknown> & { type: string };
+
+const ACTION_FIELDS: Record<string, string[]> = {
+  wait: ['milliseconds', 'selector'],
+  click: ['selector', 'all'],
+  screenshot: ['fullPage'],
+  write: ['text'],
+  press: ['key'],
+  scroll: ['direction', 'selector'],
+  scrape: [],
+  executeJavascript: ['script'],
+  pdf: ['format', 'landscape', 'scale'],
+};
+
+/** A Firecrawl action as this service's browser action; fields it cannot honour are a 400 naming them. */
+function actionOf(a: FcActionFields, field: string): BrowserAction {
+  const allowed = ACTION_FIELDS[a.type];
+  if (!allowed)
+    refuse(`${field}.type`, `unknown action '${a.type}' (${Object.keys(ACTION_FIELDS).join(', ')})`);
+  for (const key of Object.keys(a)) {
+    if (key !== 'type' && !allowed.includes(key)) refuse(`${field}.${key}`, 'not supported by this server');
+  }
+  if (a.type === 'wait') {
+    if ((a.milliseconds === undefined) === (a.selector === undefined)) {
+      refuse(field, 'wait takes exactly one of milliseconds and selector');
+    }
+    return a.selector !== undefined
+      ? { type: 'waitForSelector', selector: a.selector as string }
+      : { type: 'wait', milliseconds: a.milliseconds as number };
+  }
+  return a as unknown as BrowserAction;
+}
+
+/** `location.languages` as an Accept-Language value (the browser's locale follows it); country is a warning. */
+function languagesOf(o: FcScrapeOptions, prefix: string): string | undefined {
+  const location = (o.location ?? o.geolocation) as { languages?: unknown } | undefined;
+  const languages = location?.languages;
+  if (languages === undefined) return undefined;
+  const field = `${prefix}${o.location ? 'location' : 'geolocation'}.languages`;
+  if (
+    !Array.isArray(languages) ||
+    languages.some((l) => typeof l !== 'string' || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(l))
+  ) {
+    refuse(field, 'must be language tags such as "en-US" or "de"');
+  }
+  const tags = (languages as string[]).slice(0, 10);
+  return tags
+    .map((tag, i) => (i === 0 ? tag : `${tag};q=${Math.max(0.1, 1 - i * 0.1).toFixed(1)}`))
+    .join(', ');
+}
+
 /** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
 export function scrapeOptionsOf(
   o: FcScrapeOptions,
   prefix: string,
   caps: PageCapabilities,
 ): { page: ScrapeOptions; extras: PageExtras | null } {
-  if (o.mobile) refuse(`${prefix}mobile`, 'mobile emulation is not supported by this server yet');
   if (o.proxy !== undefined && !NO_CACHE_PROXIES.has(o.proxy)) {
     refuse(`${prefix}proxy`, `proxy '${o.proxy}' is not available on this server (basic or auto)`);
   }
   if (o.useMock !== undefined) refuse(`${prefix}useMock`, 'mocks are not supported');
-  if (o.actions && o.actions.length > 0) refuse(`${prefix}actions`, 'use /api/v1/scrape for browser actions');
   if (o.changeTrackingOptions) refuse(`${prefix}changeTrackingOptions`, 'change tracking is not supported');
   if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
   if (o.profile !== undefined) refuse(`${prefix}profile`, 'browser profiles are not supported');
   refuseRetention(o.zeroDataRetention, `${prefix}zeroDataRetention`);
-  for (const field of ['location', 'geolocation'] as const) {
-    if (o[field] && Object.keys(o[field]).length > 0) {
-      refuse(
-        `${prefix}${field}`,
-        'requests from a chosen country or language need a proxy this server does not have',
-      );
-    }
-  }
   const { formats, extras } = formatsOf(o, prefix, caps);
+  const languages = languagesOf(o, prefix);
+  const headers =
+    languages && !Object.keys(o.headers ?? {}).some((h) => h.toLowerCase() === 'accept-language')
+      ? { ...o.headers, 'Accept-Language': languages }
+      : o.headers;
   const page: ScrapeOptions = {
     formats,
     onlyMainContent: o.onlyMainContent ?? true,
     includeTags: o.includeTags,
     excludeTags: o.excludeTags,
-    headers: o.headers,
+    headers,
     waitFor: o.waitFor,
+    mobile: o.mobile,
+    actions: o.actions?.map((a, i) => actionOf(a as FcActionFields, `${prefix}actions[${i}]`)),
     timeout: o.timeout,
     skipTlsVerification: o.skipTlsVerification,
     removeBase64Images: o.removeBase64Images,

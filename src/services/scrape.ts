@@ -73,6 +73,7 @@ export async function fetchAndRender(
         url: req.url,
         headers,
         skipTlsVerification: options.skipTlsVerification ?? false,
+        mobile: options.mobile ?? false,
         waitFor: options.waitFor,
         waitForSelector: options.waitForSelector,
         actions: options.actions,
@@ -81,8 +82,10 @@ export async function fetchAndRender(
       deadline,
     );
     deadline.check('fetch');
+    // The actions' outputs (screenshots, PDFs) need no parsing: they stay on this thread.
+    const { actions, ...toRender } = page;
     const rendered = await deps.content.render(
-      page,
+      toRender,
       {
         sourceUrl: req.sourceUrl,
         formats,
@@ -98,6 +101,7 @@ export async function fetchAndRender(
       deadline,
     );
     deadline.check('formatting');
+    if (actions) rendered.document.actions = actions;
     return rendered;
   };
   if (plan.engine === 'browser' && deps.browser) return render(deps.browser, plan.detectionReason);
