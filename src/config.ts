@@ -75,6 +75,8 @@ export interface Config {
   dataDir: string;
   /** How long a job and its documents are kept after it ends (JOB_TTL_HOURS). */
   jobTtlMs: number;
+  /** How long the last scrape of a page is kept for Firecrawl's cache and change tracking (CACHE_TTL_HOURS). */
+  cacheTtlMs: number;
   /** How often expired jobs are purged. */
   jobPurgeIntervalMs: number;
   /** Jobs (crawl, batch, extract, llms.txt) running at once; more wait in `scraping`. */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
       : null,
     dataDir: env.DATA_DIR || './data',
     jobTtlMs: hours(env, 'JOB_TTL_HOURS', 24),
+    cacheTtlMs: hours(env, 'CACHE_TTL_HOURS', 168),
     jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),
     maxRunningJobs: int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000),
     webhookSecret: env.WEBHOOK_SECRET || null,

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
 import type { Document, SearchResultWeb } from '@mendable/firecrawl-js';
@@ -276,7 +278,10 @@ describe('Firecrawl actions, mobile and languages (browser engine)', () => {
       mobile: true,
       location: { languages: ['de-DE', 'en'] },
       actions: [
-        { type: 'executeJavascript', script: 'return [navigator.userAgent, screen.width, navigator.language]' },
+        {
+          type: 'executeJavascript',
+          script: 'return [navigator.userAgent, screen.width, navigator.language]',
+        },
       ],
     });
     const [ua, width, language] = (doc.actions as { javascriptReturns: { value: unknown[] }[] })
@@ -295,6 +300,84 @@ describe('Firecrawl actions, mobile and languages (browser engine)', () => {
     await assert.rejects(
       fc.scrape(`${site.url}/gen/0`, { actions: [{ type: 'wait' } as never] }),
       sdkStatus(400, /actions\[0\]/),
+    );
+  });
+});
+
+/** A page whose text and status the test sets between scrapes. */
+async function changingPage(t: TestContext) {
+  const state = { text: 'The price is 10 euros.', status: 200 };
+  const server = createServer((_req, res) => {
+    res.writeHead(state.status, { 'content-type': 'text/html' });
+    res.end(
+      `<html><head><title>Price</title></head><body><main><h1>Price</h1><p>${state.text}</p></main></body></html>`,
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { state, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/price` };
+}
+
+describe('Firecrawl cache (maxAge) and changeTracking', () => {
+  test('v2 answers a page scraped in the last two days from the cache; maxAge 0 and storeInCache false fetch', async (t) => {
+    const { site, fc } = await setup(t);
+    const url = `${site.url}/gen/7`;
+    const fetches = () => site.hits.filter((h) => h.path === '/gen/7').length;
+    const first = await fc.scrape(url);
+    assert.equal(first.metadata?.cacheState, 'miss');
+    const second = await fc.scrape(url);
+    assert.equal(second.metadata?.cacheState, 'hit');
+    assert.ok(second.metadata?.cachedAt);
+    assert.notEqual(second.metadata?.scrapeId, first.metadata?.scrapeId);
+    assert.equal(second.markdown, first.markdown);
+    assert.equal(fetches(), 1, 'the hit cost no fetch');
+    await fc.scrape(url, { maxAge: 0 });
+    assert.equal(fetches(), 2);
+    // Other options are another cache entry.
+    await fc.scrape(url, { formats: ['html'] });
+    assert.equal(fetches(), 3);
+    // v1's default maxAge is 0: always fetched.
+    await fc.v1.scrapeUrl(url, {});
+    assert.equal(fetches(), 4);
+    const other = `${site.url}/gen/8`;
+    await fc.scrape(other, { storeInCache: false });
+    assert.equal((await fc.scrape(other)).metadata?.cacheState, 'miss');
+  });
+
+  test('changeTracking: new, same, changed with a git diff, removed; per tag', async (t) => {
+    const { fc } = await setup(t);
+    const page = await changingPage(t);
+    const track = { type: 'changeTracking' as const, modes: ['git-diff' as const] };
+    const first = await fc.scrape(page.url, { formats: ['markdown', track] });
+    const ct1 = first.changeTracking as { changeStatus: string; previousScrapeAt: string | null };
+    assert.equal(ct1.changeStatus, 'new');
+    assert.equal(ct1.previousScrapeAt, null);
+    const same = (await fc.scrape(page.url, { formats: ['markdown', track] })).changeTracking as {
+      changeStatus: string;
+      previousScrapeAt: string;
+    };
+    assert.equal(same.changeStatus, 'same');
+    assert.ok(!Number.isNaN(Date.parse(same.previousScrapeAt)));
+    page.state.text = 'The price is 12 euros.';
+    const changed = (await fc.scrape(page.url, { formats: ['markdown', track] })).changeTracking as {
+      changeStatus: string;
+      diff: { text: string };
+    };
+    assert.equal(changed.changeStatus, 'changed');
+    assert.match(changed.diff.text, /^-The price is 10 euros\.$/m);
+    assert.match(changed.diff.text, /^\+The price is 12 euros\.$/m);
+    const tagged = (await fc.scrape(page.url, { formats: ['markdown', { ...track, tag: 'other' }] }))
+      .changeTracking as { changeStatus: string };
+    assert.equal(tagged.changeStatus, 'new', 'another tag keeps its own versions');
+    page.state.status = 404;
+    const removed = (await fc.v1.scrapeUrl(page.url, {
+      formats: ['markdown', 'changeTracking'],
+      changeTrackingOptions: { modes: ['git-diff'] },
+    })) as { changeTracking?: { changeStatus: string } };
+    assert.equal(removed.changeTracking?.changeStatus, 'removed');
+    await assert.rejects(
+      fc.scrape(page.url, { formats: [{ type: 'changeTracking', modes: ['json'] }] }),
+      sdkStatus(400, /modes/),
     );
   });
 });

@@ -87,6 +87,7 @@ test('OpenAPI scrape schema carries the defaults of SPEC 4.1', async (t) => {
     skipTlsVerification: false,
     screenshot: false,
     screenshotFormat: 'png',
+    mobile: false,
   });
   assert.deepEqual(schema.required, ['url']);
 });

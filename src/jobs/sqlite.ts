@@ -59,6 +59,12 @@ CREATE TABLE IF NOT EXISTS frontier (
   PRIMARY KEY (job_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (job_id, state, seq);
+CREATE TABLE IF NOT EXISTS pages (
+  key TEXT PRIMARY KEY,
+  body TEXT NOT NULL,
+  at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS pages_by_age ON pages (at);
 `;
 
 interface Waiter {

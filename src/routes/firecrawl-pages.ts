@@ -33,7 +33,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: FcScrapeReply, ...fcErrors },
         },
       },
-      async (req, reply) => fcScrape(app.services, req.body, clientGone(reply.raw)),
+      async (req, reply) => fcScrape(app.services, req.body, api, clientGone(reply.raw)),
     );
     app.post(
       `/${api}/map`,

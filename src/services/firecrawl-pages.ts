@@ -1,3 +1,6 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { normalizeUrl } from '../crawl/normalize.js';
+import { toAppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
 import type {
   FcMapLink,
@@ -9,14 +12,20 @@ import type {
 } from '../schemas/firecrawl-pages.js';
 import type { FcScrapeOptions } from '../schemas/firecrawl.js';
 import type { PageDocument } from '../schemas/page.js';
-import type { PageExtras } from './firecrawl-options.js';
+import type { ScrapeOptions } from '../schemas/scrape.js';
+import { scrapeOptionsOf } from './firecrawl-page-options.js';
+import type { PageExtras } from './firecrawl-page-options.js';
 import type { Api } from './firecrawl-jobs.js';
-import { firecrawlDocument, noEffectFields, noEffectWarning, scrapeOptionsOf } from './firecrawl-options.js';
+import { firecrawlDocument, noEffectFields, noEffectWarning } from './firecrawl-options.js';
 import type { Services } from './index.js';
 import type { SearchPage } from './search.js';
 
 /** Hits a search asks the provider for at most (Firecrawl allows 100; the seed's providers give 50). */
 const MAX_SEARCH_RESULTS = 50;
+/** Firecrawl v2's default `maxAge`: a page scraped in the last two days is answered from the cache. */
+const V2_MAX_AGE_MS = 2 * 24 * 3600 * 1000;
+/** Documents cached at most this large (JSON characters; a full-page screenshot can be megabytes). */
+const MAX_CACHED_CHARS = 5_000_000;
 /** Budget of the LLM formats (json, summary) of a call's pages, after the pages themselves. */
 const LLM_TIMEOUT_MS = 60_000;
 /** Credits of a self-hosted server: not counted, so never running out (JSON has no Infinity). */
@@ -43,13 +52,75 @@ async function documentOf(
   deadline: Deadline,
 ): Promise<Record<string, unknown>> {
   if (!extras) return firecrawlDocument(doc, sourceUrl);
-  const fields = await services.llmFields(doc, extras, deadline);
+  const fields = await services.extraFields(doc, sourceUrl, extras, deadline);
   return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown: extras.dropMarkdown });
 }
 
-/** POST /v1/scrape and /v2/scrape: one page as Firecrawl's document. */
-export async function fcScrape(services: Services, body: FcScrapeBody, signal: AbortSignal) {
+/**
+ * The cache key of a scrape: the page and every option that shapes its document. Pages whose document depends
+ * on more than the URL and options (actions, change tracking) are never cached.
+ */
+function cacheKeyOf(url: string, page: ScrapeOptions, extras: PageExtras | null): string | null {
+  if ((page.actions?.length ?? 0) > 0 || extras?.changeTracking) return null;
+  const options = JSON.stringify({ url: normalizeUrl(url) ?? url, page, extras });
+  return `cache:${createHash('sha256').update(options).digest('hex')}`;
+}
+
+/** A cached document younger than `maxAge`, or null (a store that fails is a miss, logged). */
+async function cached(
+  services: Services,
+  key: string,
+  maxAge: number,
+): Promise<Record<string, unknown> | null> {
+  try {
+    const hit = await services.pages.get(key);
+    if (!hit || Date.now() - hit.at > maxAge) return null;
+    const data = JSON.parse(hit.body) as { metadata: Record<string, unknown> };
+    data.metadata = {
+      ...data.metadata,
+      scrapeId: randomUUID(),
+      cacheState: 'hit',
+      cachedAt: new Date(hit.at).toISOString(),
+    };
+    return data;
+  } catch (err) {
+    services.crawlDeps.log.warn({ op: 'cache', reason: toAppError(err).message }, 'cache not read');
+    return null;
+  }
+}
+
+/** Keeps a fresh document for later scrapes with `maxAge`; a page that failed at its server is not kept. */
+async function keep(
+  services: Services,
+  key: string,
+  data: Record<string, unknown>,
+  at: number,
+): Promise<void> {
+  const body = JSON.stringify(data);
+  const status = (data.metadata as { statusCode?: number }).statusCode ?? 0;
+  if (status >= 400 || body.length > MAX_CACHED_CHARS) return;
+  await services.pages.put(key, body, at).catch((err: unknown) => {
+    services.crawlDeps.log.warn({ op: 'cache', reason: toAppError(err).message }, 'page not cached');
+  });
+}
+
+/**
+ * POST /v1/scrape and /v2/scrape: one page as Firecrawl's document. A document cached within `maxAge`
+ * (default 2 days in v2, 0 in v1, as Firecrawl) is answered without a fetch; `storeInCache: false` keeps the
+ * fresh one out of the cache.
+ */
+export async function fcScrape(services: Services, body: FcScrapeBody, api: Api, signal: AbortSignal) {
   const { page, extras } = pageOptionsOf(body, services);
+  const ignored = noEffectFields(body).filter((f) => f !== 'maxAge');
+  const warning = noEffectWarning(ignored);
+  const tail = warning ? { warning } : {};
+  const key = cacheKeyOf(body.url, page, extras);
+  const maxAge = body.maxAge ?? (api === 'v2' ? V2_MAX_AGE_MS : 0);
+  if (key && maxAge > 0) {
+    const hit = await cached(services, key, maxAge);
+    if (hit) return { success: true as const, data: hit, ...tail };
+  }
+  const fetchedAt = Date.now();
   // The LLM formats get their own budget after the page's: a slow model does not cut the fetch short.
   const deadline = Deadline.after(page.timeout ?? 30000, signal);
   let doc: PageDocument;
@@ -61,8 +132,11 @@ export async function fcScrape(services: Services, body: FcScrapeBody, signal: A
   const llmDeadline = Deadline.after(LLM_TIMEOUT_MS, signal);
   try {
     const data = await documentOf(services, doc, body.url, extras, llmDeadline);
-    const warning = noEffectWarning(noEffectFields(body));
-    return { success: true as const, data, ...(warning ? { warning } : {}) };
+    if (key) {
+      (data.metadata as Record<string, unknown>).cacheState = 'miss';
+      if (body.storeInCache !== false) await keep(services, key, data, fetchedAt);
+    }
+    return { success: true as const, data, ...tail };
   } finally {
     llmDeadline.dispose();
   }

@@ -6,7 +6,8 @@ import type { LlmsTxtBody } from '../schemas/search.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { LlmsTxtResult } from './llmstxt.js';
 import type { WebhookTarget } from './webhooks.js';
-import { refuse, refuseRetention, webhookOf } from './firecrawl-options.js';
+import { webhookOf } from './firecrawl-options.js';
+import { refuse, refuseRetention } from './firecrawl-page-options.js';
 
 /** What an extract job stores: the server's LLM is read at run time, so its key is never stored. */
 export interface ExtractJobRequest {

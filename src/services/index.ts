@@ -28,9 +28,11 @@ import { mapSite } from './map.js';
 import type { MapLink, MapRequest } from './map.js';
 import { searchPages, searchWeb } from './search.js';
 import { firecrawlDocument } from './firecrawl-options.js';
-import type { PageCapabilities, PageExtras } from './firecrawl-options.js';
+import type { ExtraFields, PageCapabilities, PageExtras } from './firecrawl-page-options.js';
 import { llmFields } from './page-llm.js';
-import type { LlmFields, PageLlmDeps } from './page-llm.js';
+import type { PageLlmDeps } from './page-llm.js';
+import { trackChanges } from './change-tracking.js';
+import type { PageStore } from '../jobs/page-store.js';
 import type { SearchPage } from './search.js';
 import { scrapePage } from './scrape.js';
 
@@ -71,8 +73,18 @@ export interface Services {
   serverLlm: Config['llm'];
   /** What a page can be asked for here (browser engine, the server's LLM). */
   pageCapabilities: PageCapabilities;
-  /** The LLM formats of a page (json, summary) from the server's LLM; failures are a `warning`. */
-  llmFields(doc: PageDocument, extras: PageExtras, deadline: Deadline): Promise<LlmFields>;
+  /**
+   * The fields a Firecrawl page asks for beyond the page document: json and summary from the server's LLM,
+   * changeTracking against the previous scrape. A field that cannot be written is a `warning`.
+   */
+  extraFields(
+    doc: PageDocument,
+    sourceUrl: string,
+    extras: PageExtras,
+    deadline: Deadline,
+  ): Promise<ExtraFields>;
+  /** The last scrape of each page (Firecrawl's cache and change tracking). */
+  pages: PageStore;
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
   /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */
@@ -174,11 +186,28 @@ export function createServices(deps: AppDeps, log: Logger): Services {
         log,
       }
     : null;
-  const fieldsOf = (doc: PageDocument, extras: PageExtras, deadline: Deadline): Promise<LlmFields> =>
-    pageLlm
-      ? llmFields(doc, extras, deadline, pageLlm)
-      : Promise.resolve({ warning: 'the server has no LLM (OPENAI_BASE_URL)' });
-  const { jobs, health } = createJobEngine(config, {
+  // Set below: the page store comes with the job engine, which needs this function first.
+  let pageStore: PageStore | null = null;
+  const extraFields = async (
+    doc: PageDocument,
+    sourceUrl: string,
+    extras: PageExtras,
+    deadline: Deadline,
+  ): Promise<ExtraFields> => {
+    let out: ExtraFields = {};
+    if (extras.json || extras.summary) {
+      out = pageLlm
+        ? await llmFields(doc, extras, deadline, pageLlm)
+        : { warning: 'the server has no LLM (OPENAI_BASE_URL)' };
+    }
+    if (extras.changeTracking && pageStore) {
+      const tracked = await trackChanges(doc, sourceUrl, extras.changeTracking, pageStore);
+      out.changeTracking = tracked.changeTracking;
+      if (tracked.warning) out.warning = out.warning ? `${out.warning} ${tracked.warning}` : tracked.warning;
+    }
+    return out;
+  };
+  const { jobs, pages, health } = createJobEngine(config, {
     crawl: crawlDeps,
     guard,
     log,
@@ -186,7 +215,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
       if (!request.extras) return firecrawlDocument(doc, sourceUrl);
       const deadline = Deadline.after(LLM_FORMATS_TIMEOUT_MS, signal);
       try {
-        const fields = await fieldsOf(doc, request.extras, deadline);
+        const fields = await extraFields(doc, sourceUrl, request.extras, deadline);
         return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown: request.extras.dropMarkdown });
       } finally {
         deadline.dispose();
@@ -206,13 +235,15 @@ export function createServices(deps: AppDeps, log: Logger): Services {
       },
     },
   });
+  pageStore = pages;
   return {
     jobs,
     health,
     crawlDeps,
     serverLlm: config.llm,
     pageCapabilities: { browser: browser !== null, llm: pageLlm !== null },
-    llmFields: fieldsOf,
+    extraFields,
+    pages,
     scrape: (body, deadline) =>
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
     crawl: (body, signal) =>

@@ -3,6 +3,10 @@ import type { Config } from '../config.js';
 import { toAppError } from '../errors.js';
 import type { JobKind, JobStore } from '../jobs/job-store.js';
 import { RedisJobStore } from '../jobs/redis-job-store.js';
+import { MemoryPageStore } from '../jobs/page-store.js';
+import type { PageStore } from '../jobs/page-store.js';
+import { RedisPageStore } from '../jobs/redis-page-store.js';
+import { SqlitePageStore } from '../jobs/sqlite-page-store.js';
 import { SqliteFrontier } from '../jobs/sqlite-frontier.js';
 import { SqliteJobStore } from '../jobs/sqlite-job-store.js';
 import { SqliteDb } from '../jobs/sqlite.js';
@@ -31,7 +35,7 @@ export interface JobEngineDeps {
 export function createJobEngine(
   config: Config,
   deps: JobEngineDeps,
-): { jobs: JobManager; health: () => Promise<string | null> } {
+): { jobs: JobManager; pages: PageStore; health: () => Promise<string | null> } {
   const { log } = deps;
   const common = {
     crawl: deps.crawl,
@@ -43,6 +47,7 @@ export function createJobEngine(
     maxRunning: config.maxRunningJobs,
     maxInterruptions: 3,
     purgeIntervalMs: config.jobPurgeIntervalMs,
+    pagesTtlMs: config.cacheTtlMs,
   };
   if (config.redis) {
     const { url } = config.redis;
@@ -50,6 +55,7 @@ export function createJobEngine(
     const storeConnection = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
     storeConnection.on('error', () => undefined); // the fleet's connection reports Redis being away
     const store: JobStore = new RedisJobStore(storeConnection, config.jobTtlMs);
+    const pages = new RedisPageStore(storeConnection, config.cacheTtlMs);
     const fleet = new BullFleet({
       redisUrl: url,
       concurrency: config.redis.workers,
@@ -62,6 +68,7 @@ export function createJobEngine(
     const jobs = new JobManager({
       ...common,
       store,
+      pages,
       storeError: null,
       fleet,
       frontierFor: () => {
@@ -72,6 +79,7 @@ export function createJobEngine(
     fleet.startWorking((jobId, signal) => jobs.work(jobId, signal));
     return {
       jobs,
+      pages,
       health: async () => ((await fleet.ping()) ? null : `Redis at ${safeUrl(url)} is unreachable`),
     };
   }
@@ -86,15 +94,18 @@ export function createJobEngine(
       'job store unavailable; job routes answer 503',
     );
   }
+  // Without the file, the cache and change tracking still work for this process's life.
+  const pages: PageStore = sql ? new SqlitePageStore(sql) : new MemoryPageStore();
   const jobs = new JobManager({
     ...common,
+    pages,
     store: sql ? new SqliteJobStore(sql, config.jobTtlMs) : null,
     storeError,
     fleet: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),
   });
-  return { jobs, health: () => Promise.resolve(null) };
+  return { jobs, pages, health: () => Promise.resolve(null) };
 }
 
 /** The Redis URL without its password, for messages. */

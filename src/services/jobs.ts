@@ -13,7 +13,8 @@ import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import { sleep } from '../lib/sleep.js';
 import type { PageDocument } from '../schemas/page.js';
-import type { PageExtras } from './firecrawl-options.js';
+import type { PageExtras } from './firecrawl-page-options.js';
+import type { PageStore } from '../jobs/page-store.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
@@ -82,6 +83,9 @@ export interface JobManagerDeps {
   tasks: Partial<Record<JobKind, TaskRunner>>;
   log: Logger;
   ttlMs: number;
+  /** The last scrape of each page (Firecrawl's cache, change tracking), purged after `pagesTtlMs`. */
+  pages: PageStore;
+  pagesTtlMs: number;
   /** Jobs running at once; more wait their turn in `scraping`. */
   maxRunning: number;
   /** A job found interrupted more often than this fails instead of resuming (no crash loop). */
@@ -469,6 +473,7 @@ export class JobManager {
       const purged = await this.deps.store?.purgeExpired(Date.now());
       if (purged) this.deps.log.info({ purged }, 'expired jobs purged');
       await this.memory.purgeExpired(Date.now());
+      await this.deps.pages.purge(Date.now() - this.deps.pagesTtlMs);
     } catch (err) {
       this.deps.log.warn({ err }, 'purging expired jobs failed');
     }

@@ -5,7 +5,7 @@ import { compileSchema, describeViolations } from '../extract/schema.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Logger } from '../lib/logger.js';
 import type { PageDocument } from '../schemas/page.js';
-import type { PageExtras } from './firecrawl-options.js';
+import type { PageExtras } from './firecrawl-page-options.js';
 
 export interface PageLlmDeps {
   llm: LlmClient;

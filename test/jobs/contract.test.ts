@@ -6,7 +6,9 @@ import { MemoryJobStore } from '../../src/jobs/memory-job-store.js';
 import { SqliteFrontier } from '../../src/jobs/sqlite-frontier.js';
 import { SqliteJobStore } from '../../src/jobs/sqlite-job-store.js';
 import { SqliteDb } from '../../src/jobs/sqlite.js';
-import { frontierContract, jobStoreContract } from './contract.js';
+import { MemoryPageStore } from '../../src/jobs/page-store.js';
+import { SqlitePageStore } from '../../src/jobs/sqlite-page-store.js';
+import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
 
 const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));
 
@@ -54,3 +56,22 @@ frontierContract('sqlite', async () => {
 });
 
 frontierContract('memory', async () => ({ frontier: new MemoryFrontier(), close: async () => undefined }));
+
+pageStoreContract('sqlite', async () => {
+  const dir = tempDir();
+  let db = SqliteDb.open(dir);
+  return {
+    pages: new SqlitePageStore(db),
+    reopen: async () => {
+      await db.close();
+      db = SqliteDb.open(dir);
+      return new SqlitePageStore(db);
+    },
+    close: async () => {
+      await db.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+pageStoreContract('memory', async () => ({ pages: new MemoryPageStore(), close: async () => undefined }));

@@ -1,3 +1,4 @@
+import type { PageStore } from '../../src/jobs/page-store.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
@@ -214,6 +215,33 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
       await f.complete(again!);
       assert.equal(isFinished(await f.stats()), true);
       assert.equal((await f.stats()).discovered, 2);
+    });
+  });
+}
+
+export interface PageStoreHarness {
+  pages: PageStore;
+  /** The process restarts: a durable adapter finds what it stored. */
+  reopen?: () => Promise<PageStore>;
+  close(): Promise<void>;
+}
+
+/** The PageStore contract (cache and change tracking), run against every adapter. */
+export function pageStoreContract(name: string, make: () => Promise<PageStoreHarness>): void {
+  describe(`PageStore contract: ${name}`, () => {
+    test('put replaces, get answers the newest, purge drops what is older', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      assert.equal(await h.pages.get('k'), null);
+      await h.pages.put('k', 'one', 1000);
+      await h.pages.put('k', 'two', 2000);
+      await h.pages.put('old', 'x', 500);
+      const pages = h.reopen ? await h.reopen() : h.pages;
+      assert.deepEqual(await pages.get('k'), { body: 'two', at: 2000 });
+      await pages.purge(1000);
+      assert.deepEqual(await pages.get('k'), { body: 'two', at: 2000 });
+      // Redis lets entries expire on its own clock instead of purging by time.
+      if (name !== 'redis') assert.equal(await pages.get('old'), null);
     });
   });
 }

@@ -3,10 +3,11 @@ import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { RedisBudget } from '../../src/jobs/redis-crawl-state.js';
 import { RedisFrontier } from '../../src/jobs/redis-frontier.js';
+import { RedisPageStore } from '../../src/jobs/redis-page-store.js';
 import { RedisJobStore } from '../../src/jobs/redis-job-store.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
-import { frontierContract, jobStoreContract } from './contract.js';
+import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */
 
@@ -98,6 +99,15 @@ if (redisAvailable) {
     assert.deepEqual(await client.smembers('pw:job:job-budget:claimed'), ['https://a.test/2']);
     frontier.close();
     await client.quit();
+  });
+
+  pageStoreContract('redis', async () => {
+    const clients = [connect(), connect()];
+    return {
+      pages: new RedisPageStore(clients[0]!, 60_000),
+      reopen: async () => new RedisPageStore(clients[1]!, 60_000),
+      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
+    };
   });
 } else {
   console.log(`# !!! REDIS CONTRACT TESTS SKIPPED: ${REDIS_MISSING}`);
