@@ -4,7 +4,10 @@ import { UnauthorizedError } from './errors.js';
 
 const digest = (key: string): Buffer => createHash('sha256').update(key).digest();
 
-/** The key a request carries: `Authorization: Bearer <key>` (Firecrawl's SDKs) or `X-Api-Key`. */
+/**
+ * The key a request carries: `Authorization: Bearer <key>` (Firecrawl's SDKs), `X-Api-Key`, or on a WebSocket
+ * upgrade the first subprotocol.
+ */
 function keyOf(headers: Record<string, string | string[] | undefined>): string | null {
   const auth = headers.authorization;
   if (typeof auth === 'string') {
@@ -12,7 +15,12 @@ function keyOf(headers: Record<string, string | string[] | undefined>): string |
     if (match) return match[1]!.trim();
   }
   const apiKey = headers['x-api-key'];
-  return typeof apiKey === 'string' ? apiKey.trim() : null;
+  if (typeof apiKey === 'string') return apiKey.trim();
+  // Firecrawl's job watchers send the key as the WebSocket subprotocol (browsers cannot set headers there).
+  const protocol = headers['sec-websocket-protocol'];
+  if (String(headers.upgrade).toLowerCase() === 'websocket' && typeof protocol === 'string')
+    return protocol.split(',')[0]!.trim();
+  return null;
 }
 
 /**
@@ -22,11 +30,23 @@ function keyOf(headers: Record<string, string | string[] | undefined>): string |
 export function registerApiKeys(app: FastifyInstance, keys: string[]): void {
   if (keys.length === 0) return;
   const accepted = keys.map(digest);
-  app.addHook('onRequest', async (req) => {
+  app.addHook('onRequest', async (req, reply) => {
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
     const key = keyOf(req.headers);
-    if (key === null) throw new UnauthorizedError('An API key is required: Authorization: Bearer <key>');
-    const given = digest(key);
-    if (!accepted.some((k) => timingSafeEqual(k, given))) throw new UnauthorizedError('Invalid API key');
+    const refusal =
+      key === null
+        ? 'An API key is required: Authorization: Bearer <key>'
+        : accepted.some((k) => timingSafeEqual(k, digest(key)))
+          ? null
+          : 'Invalid API key';
+    if (refusal === null) return;
+    if (String(req.headers.upgrade).toLowerCase() === 'websocket') {
+      // A refused WebSocket upgrade: the socket left HTTP's hands, and an answer written to it would keep
+      // the server from closing. It is closed at once after a 401 status line.
+      req.raw.socket.end('HTTP/1.1 401 Unauthorized\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      req.raw.socket.destroySoon();
+      return reply.hijack();
+    }
+    throw new UnauthorizedError(refusal);
   });
 }

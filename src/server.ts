@@ -2,6 +2,7 @@ import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import websocket from '@fastify/websocket';
 import { registerApiKeys } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { registerRequestLog } from './request-log.js';
@@ -82,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
+  // Firecrawl's job watchers (the SDKs' WebSocket on a job's status URL); frames bounded like bodies.
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   await app.register(healthRoutes);
   await app.register(scrapeRoute);
   await app.register(crawlRoute);

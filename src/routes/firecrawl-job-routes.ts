@@ -15,6 +15,7 @@ import {
   StatusQuery,
 } from '../schemas/firecrawl.js';
 import { cancelJob, jobErrors, jobStatus } from '../services/firecrawl-jobs.js';
+import { watchJob } from './job-watch.js';
 import type { Api } from '../services/firecrawl-jobs.js';
 
 type App = FastifyInstance<
@@ -38,19 +39,25 @@ export function registerJobRoutes(
   const { api, path, noun, kinds } = family;
   const tags = [`firecrawl-${api}`];
   const params = JobIdParams;
-  app.get(
-    `/${api}/${path}/:id`,
-    {
-      schema: {
-        tags,
-        summary: `A ${noun} job: status, counts and one page of documents`,
-        params,
-        querystring: StatusQuery,
-        response: { 200: FcStatusReply, ...fcErrors },
-      },
+  app.route({
+    method: 'GET',
+    url: `/${api}/${path}/:id`,
+    schema: {
+      tags,
+      summary: `A ${noun} job: status, counts and one page of documents (a WebSocket upgrade watches it)`,
+      params,
+      querystring: StatusQuery,
+      response: { 200: FcStatusReply, ...fcErrors },
     },
-    async (req) => jobStatus(app.services, req.params.id, kinds, api, req.query, req),
-  );
+    handler: async (req) => jobStatus(app.services, req.params.id, kinds, api, req.query, req),
+    wsHandler: (socket, req) =>
+      void watchJob(socket, app.services, {
+        id: (req.params as { id: string }).id,
+        kinds,
+        api,
+        origin: req,
+      }),
+  });
   app.delete(
     `/${api}/${path}/:id`,
     {
