@@ -1,3 +1,4 @@
+import path from 'node:path';
 import os from 'node:os';
 import { DEFAULT_TREE_LIMITS } from './content/parse.js';
 
@@ -77,6 +78,8 @@ export interface Config {
   jobTtlMs: number;
   /** How long the last scrape of a page is kept for Firecrawl's cache and change tracking (CACHE_TTL_HOURS). */
   cacheTtlMs: number;
+  /** Characters of an MCP tool result at most; longer ones are cut with a note (MCP_MAX_CHARS). */
+  mcpMaxChars: number;
   /** How often expired jobs are purged. */
   jobPurgeIntervalMs: number;
   /** Jobs (crawl, batch, extract, llms.txt) running at once; more wait in `scraping`. */
@@ -212,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: env.DATA_DIR || './data',
     jobTtlMs: hours(env, 'JOB_TTL_HOURS', 24),
     cacheTtlMs: hours(env, 'CACHE_TTL_HOURS', 168),
+    mcpMaxChars: int(env, 'MCP_MAX_CHARS', 100_000, 1000, 10_000_000),
     jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),
     maxRunningJobs: int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000),
     webhookSecret: env.WEBHOOK_SECRET || null,
@@ -223,4 +227,13 @@ export function loadConfig(env: Env = process.env): Config {
         }
       : null,
   };
+}
+
+/**
+ * The `pagewright` command's configuration: the service's, with jobs kept under ~/.pagewright unless DATA_DIR
+ * says otherwise, and PAGEWRIGHT_API_KEY for `--api` calls to a service behind API_KEYS.
+ */
+export function loadCliConfig(env: Env = process.env): Config & { apiKey: string | undefined } {
+  const config = loadConfig({ DATA_DIR: path.join(os.homedir(), '.pagewright'), ...env });
+  return { ...config, apiKey: env.PAGEWRIGHT_API_KEY };
 }

@@ -13,6 +13,7 @@ import firecrawlBatchRoutes from './routes/firecrawl-batch.js';
 import firecrawlCrawlRoutes from './routes/firecrawl-crawl.js';
 import firecrawlPageRoutes from './routes/firecrawl-pages.js';
 import firecrawlTaskRoutes from './routes/firecrawl-tasks.js';
+import mcpRoute from './routes/mcp.js';
 import healthRoutes from './routes/health.js';
 import llmstxtRoute from './routes/llmstxt.js';
 import searchRoute from './routes/search.js';
@@ -26,6 +27,8 @@ declare module 'fastify' {
     services: Services;
     /** Aborts when the server starts closing: long streams end instead of holding the shutdown. */
     shuttingDown: AbortSignal;
+    /** Characters of an MCP tool result at most (MCP_MAX_CHARS). */
+    mcpMaxChars: number;
   }
 }
 
@@ -56,6 +59,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     parseJson(req, body as string, done);
   });
   app.decorate('services', createServices(deps, app.log));
+  app.decorate('mcpMaxChars', deps.config.mcpMaxChars);
   app.addHook('onClose', async () => app.services.close());
   // Jobs a dead process left running resume once the service is ready to serve their status.
   app.addHook('onReady', async () => app.services.jobs.resumeInterrupted());
@@ -97,5 +101,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(firecrawlCrawlRoutes);
   await app.register(firecrawlBatchRoutes);
   await app.register(firecrawlTaskRoutes);
+  await app.register(mcpRoute);
   return app as unknown as FastifyInstance;
 }

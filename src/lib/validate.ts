@@ -1,0 +1,30 @@
+import Ajv from 'ajv';
+import type { TSchema } from 'typebox';
+import { BadRequestError } from '../errors.js';
+import { describeValidation } from '../error-handler.js';
+
+// The HTTP routes' options (server.ts): unknown fields and wrong types are errors, defaults fill in.
+const ajv = new Ajv.default({
+  removeAdditional: false,
+  coerceTypes: false,
+  useDefaults: true,
+  allErrors: false,
+});
+const compiled = new WeakMap<TSchema, ReturnType<typeof ajv.compile>>();
+
+/**
+ * Checks `value` against a route's TypeBox schema as the HTTP routes do, for the CLI and the MCP tools: the
+ * same 400 message naming the field. Answers the value, with the schema's defaults filled in.
+ */
+export function validate<T>(schema: TSchema, value: unknown): T {
+  let check = compiled.get(schema);
+  if (!check) {
+    check = ajv.compile(schema);
+    compiled.set(schema, check);
+  }
+  if (!check(value)) {
+    const issue = check.errors![0]!;
+    throw new BadRequestError(describeValidation(issue as Parameters<typeof describeValidation>[0], 'body'));
+  }
+  return value as T;
+}
