@@ -129,6 +129,21 @@ describe('pagewright CLI', () => {
     assert.match(llmstxt.stdout, /^# /);
   });
 
+  test('parse converts a local file; a type it cannot convert is exit 1 with the code', async (t) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-parse-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    writeFileSync(path.join(dir, 'notes.html'), '<title>Notes</title><h2>Local</h2><p>A file on disk.</p>');
+    writeFileSync(path.join(dir, 'data.bin'), Buffer.from([0, 1, 2, 3, 0, 255, 254, 0]));
+    const [html, binary] = await Promise.all([
+      cli(t, ['parse', path.join(dir, 'notes.html')]),
+      cli(t, ['parse', path.join(dir, 'data.bin')]),
+    ]);
+    assert.equal(html.code, 0, html.stderr);
+    assert.match(html.stdout, /## Local\n\nA file on disk\./);
+    assert.equal(binary.code, 1);
+    assert.match(binary.stderr, /^UNSUPPORTED_CONTENT: /m);
+  });
+
   test('--api sends the same request to a running service', async (t) => {
     const s = await site(t);
     const svc = await startService(t, { env: { API_KEYS: 'cli-key' } });

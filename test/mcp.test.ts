@@ -20,6 +20,7 @@ const TOOLS = [
   'extract',
   'llmstxt',
   'map',
+  'parse',
   'scrape',
   'search',
 ];
@@ -83,6 +84,15 @@ async function exercise(client: Client, base: string): Promise<void> {
   assert.equal(status.status, 'completed');
   assert.equal(status.completed, 3);
   assert.equal(status.data.length, 3);
+
+  const html =
+    '<html><head><title>Notes</title></head><body><h2>Local</h2><p>A file the agent has.</p></body></html>';
+  const parsed = await client.callTool({
+    name: 'parse',
+    arguments: { filename: 'notes.html', content: Buffer.from(html).toString('base64') },
+  });
+  assert.ok(!parsed.isError, textOf(parsed));
+  assert.match(textOf(parsed), /## Local/);
 
   const bad = await client.callTool({ name: 'scrape', arguments: { url: `${base}/`, formatz: ['x'] } });
   assert.equal(bad.isError, true, 'a tool error, not a protocol error');

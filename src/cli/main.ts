@@ -17,7 +17,18 @@ import { bodyFromFlags, isBooleanFlag, splitArgs } from './args.js';
 
 /** Flags of the command line itself, not fields of a request. */
 const OWN_FLAGS = new Set(['api', 'json', 'output', 'help', 'schema']);
-const COMMANDS = ['scrape', 'crawl', 'map', 'search', 'extract', 'llmstxt', 'serve', 'worker', 'mcp'];
+const COMMANDS = [
+  'scrape',
+  'crawl',
+  'map',
+  'search',
+  'extract',
+  'llmstxt',
+  'parse',
+  'serve',
+  'worker',
+  'mcp',
+];
 
 /** Bad usage: exit code 2, with the message on stderr. */
 class UsageError extends Error {}
@@ -31,6 +42,7 @@ const HELP: Record<string, string> = {
   pagewright search QUERY [--limit N] [--scrape-results]
   pagewright extract URL... --schema FILE [--prompt TEXT] [--llm-base-url URL] [--selectors JSON]
   pagewright llmstxt URL [--max-urls N]
+  pagewright parse FILE [--only-main-content] [--formats markdown,html]
   pagewright serve | worker | mcp
 
 Runs in this process (no server needed); --api URL sends the same request to a running service.
@@ -46,6 +58,8 @@ Exit codes: 0 done, 1 the operation failed, 2 bad usage. pagewright COMMAND --he
   extract:
     'pagewright extract URL... --schema FILE [--prompt TEXT] [--llm-base-url URL --llm-model M] [--selectors JSON] [--mode css|llm|auto]: JSON on stdout.',
   llmstxt: 'pagewright llmstxt URL [--max-urls N] [--show-full-text]: the llms.txt on stdout.',
+  parse:
+    'pagewright parse FILE [--only-main-content] [--formats ...]: a local file (HTML, Markdown, text) as Markdown on stdout.',
   serve:
     'pagewright serve: the HTTP API (as npm start), configured by the environment (README, Configuration).',
   worker: 'pagewright worker: works jobs from Redis (REDIS_URL), as npm run worker.',
@@ -94,7 +108,8 @@ function printResult(command: string, result: unknown, json: boolean): void {
   if (json) return void process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   const r = result as { data?: unknown; links?: string[] };
   switch (command) {
-    case 'scrape': {
+    case 'scrape':
+    case 'parse': {
       const doc = r.data as { markdown?: string };
       if (doc.markdown !== undefined) return void process.stdout.write(`${doc.markdown}\n`);
       break;
@@ -223,6 +238,10 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
     if (positionals.length !== 1)
       throw new UsageError(`${command} takes one ${command === 'search' ? 'QUERY' : 'URL'}`);
     body[command === 'search' ? 'query' : 'url'] = positionals[0];
+  } else if (command === 'parse') {
+    if (positionals.length !== 1) throw new UsageError('parse takes one FILE');
+    body.filename = path.basename(positionals[0]!);
+    body.content = readFileSync(positionals[0]!).toString('base64');
   } else if (command === 'extract') {
     if (positionals.length === 0) throw new UsageError('extract takes one or more URLs');
     body.urls = positionals;
@@ -240,7 +259,8 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
   }
   const input = validate<never>(schema!, body);
   if (api) {
-    printResult(command, await callApi(api, operation!.api!, input, signal), json);
+    if (!operation!.api) throw new UsageError(`${command} runs in this process only (no --api)`);
+    printResult(command, await callApi(api, operation!.api, input, signal), json);
     return 0;
   }
   const local = await localServices();

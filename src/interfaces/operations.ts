@@ -4,6 +4,8 @@ import { Deadline } from '../lib/deadline.js';
 import { CrawlBody, MapBody } from '../schemas/crawl.js';
 import { ExtractBody } from '../schemas/extract.js';
 import { FcBatchBody, FcCrawlV2Body } from '../schemas/firecrawl.js';
+import { ParseBody } from '../schemas/parse.js';
+import type { ParseBody as ParseRequest } from '../schemas/parse.js';
 import { ScrapeBody } from '../schemas/scrape.js';
 import { LlmsTxtBody, SearchBody } from '../schemas/search.js';
 import type { CrawlBody as CrawlRequest, MapBody as MapRequest } from '../schemas/crawl.js';
@@ -113,6 +115,15 @@ export const OPERATIONS: Operation[] = [
     schema: LlmsTxtBody,
     api: '/api/v1/llmstxt',
     run: async (s, body, signal) => ({ success: true, data: await s.llmstxt(body, signal) }),
+  }),
+  op<ParseRequest>({
+    name: 'parse',
+    description:
+      'Convert a file you have (HTML, Markdown, text; base64 in `content`, its name in `filename`) to Markdown, as scrape does for a URL.',
+    schema: ParseBody,
+    api: null,
+    run: (s, body, signal) =>
+      withDeadline(30000, signal, async (d) => ({ success: true, data: await s.parse(body, d) })),
   }),
   op<CrawlJobRequest>({
     name: 'crawl',

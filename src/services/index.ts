@@ -27,6 +27,8 @@ import type { LlmsTxtResult } from './llmstxt.js';
 import { mapSite } from './map.js';
 import type { MapLink, MapRequest } from './map.js';
 import { searchPages, searchWeb } from './search.js';
+import { parseFile } from './parse.js';
+import type { ParseBody } from '../schemas/parse.js';
 import { firecrawlDocument } from './firecrawl-options.js';
 import type { ExtraFields, PageCapabilities, PageExtras } from './firecrawl-page-options.js';
 import { llmFields } from './page-llm.js';
@@ -56,6 +58,8 @@ export interface Services {
   /** A batch of 1-10 URLs; `signal` aborts every URL (client gone). */
   extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
   search(body: SearchBody, signal: AbortSignal): Promise<SearchResult[]>;
+  /** A file's bytes through the page pipeline (the CLI's and MCP's parse). */
+  parse(body: ParseBody, deadline: Deadline): Promise<PageDocument>;
   /** Search hits and, given page options, each hit's page (Firecrawl's search). */
   searchPages(
     query: string,
@@ -244,6 +248,11 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     pageCapabilities: { browser: browser !== null, llm: pageLlm !== null },
     extraFields,
     pages,
+    parse: (body, deadline) =>
+      gates.scrape.run(
+        () => parseFile(body, deadline, { content, maxBytes: config.maxResponseBytes }),
+        deadline.signal,
+      ),
     scrape: (body, deadline) =>
       gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
     crawl: (body, signal) =>

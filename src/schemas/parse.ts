@@ -1,0 +1,27 @@
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+import { Formats } from './common.js';
+
+/** A file given by its bytes (the CLI reads it; an agent sends it base64), converted like a fetched page. */
+export const ParseBody = Type.Object(
+  {
+    filename: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description:
+        'The file name: its extension tells the type when the bytes do not (report.html, notes.md).',
+    }),
+    content: Type.String({
+      minLength: 1,
+      maxLength: 30_000_000,
+      contentEncoding: 'base64',
+      description: 'The file, base64.',
+    }),
+    formats: Type.Optional(Formats),
+    onlyMainContent: Type.Optional(Type.Boolean({ default: false })),
+    includeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
+    excludeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type ParseBody = Static<typeof ParseBody>;
