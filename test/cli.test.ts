@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { startCrawlSite } from './fixtures/crawl-site.js';
+import { freePort } from './fixtures/free-port.js';
 import { startSearchStub } from './fixtures/search-stub.js';
 import { startService } from './helpers.js';
 
@@ -142,6 +143,34 @@ describe('pagewright CLI', () => {
     assert.match(html.stdout, /## Local\n\nA file on disk\./);
     assert.equal(binary.code, 1);
     assert.match(binary.stderr, /^UNSUPPORTED_CONTENT: /m);
+  });
+
+  test('serve starts the HTTP API; SIGTERM stops it cleanly', async (t) => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-serve-'));
+    t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+    const child = spawn(process.execPath, ['--import', 'tsx', CLI, 'serve'], {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'silent',
+        CONTENT_WORKERS: '1',
+      },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    let health = '';
+    for (let i = 0; i < 600 && health !== 'ok'; i++) {
+      health = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.text(),
+        () => '',
+      );
+      if (health !== 'ok') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(health, 'ok');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
   });
 
   test('--api sends the same request to a running service', async (t) => {
