@@ -80,6 +80,8 @@ export interface Config {
   cacheTtlMs: number;
   /** Characters of an MCP tool result at most; longer ones are cut with a note (MCP_MAX_CHARS). */
   mcpMaxChars: number;
+  /** Pages of a PDF read at most; the rest is named in the document's warning (MAX_DOCUMENT_PAGES). */
+  maxDocumentPages: number;
   /** How often expired jobs are purged. */
   jobPurgeIntervalMs: number;
   /** Jobs (crawl, batch, extract, llms.txt) running at once; more wait in `scraping`. */
@@ -216,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
     jobTtlMs: hours(env, 'JOB_TTL_HOURS', 24),
     cacheTtlMs: hours(env, 'CACHE_TTL_HOURS', 168),
     mcpMaxChars: int(env, 'MCP_MAX_CHARS', 100_000, 1000, 10_000_000),
+    maxDocumentPages: int(env, 'MAX_DOCUMENT_PAGES', 500, 1, 100_000),
     jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),
     maxRunningJobs: int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000),
     webhookSecret: env.WEBHOOK_SECRET || null,

@@ -21,6 +21,16 @@ export const PageMetadata = Type.Object({
     description: 'HTTP status of the final response (4xx/5xx pages still return).',
   }),
   contentType: Type.String({ description: 'Media type of the page, without parameters.' }),
+  numPages: Type.Optional(Type.Integer({ description: 'Pages of a document (PDF).' })),
+  author: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: 'Author of a document (PDF).' }),
+  ),
+  creationDate: Type.Optional(
+    Type.Union([Type.String(), Type.Null()], { description: 'Creation date of a document (PDF), ISO 8601.' }),
+  ),
+  warning: Type.Optional(
+    Type.String({ description: 'Why content may be missing (a scanned PDF: no text layer, no OCR).' }),
+  ),
   canonicalUrl: NullableString,
   wordCount: Type.Integer(),
   readingTime: Type.Integer({ description: 'Minutes: wordCount / 200, rounded up.' }),

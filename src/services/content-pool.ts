@@ -18,6 +18,8 @@ export interface ContentPoolOptions {
   maxHeapMb: number;
   /** How long a task may run past its request's deadline before its worker is ended (CONTENT_TASK_GRACE_MS). */
   graceMs: number;
+  /** Pages of a document (PDF) read at most (MAX_DOCUMENT_PAGES). */
+  maxDocumentPages?: number;
   log: Logger;
 }
 
@@ -62,7 +64,8 @@ export class ContentPool {
   }
 
   render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
-    return this.run({ kind: 'page', page, options }, deadline, page.url);
+    const withLimits = { ...options, maxDocumentPages: this.options.maxDocumentPages };
+    return this.run({ kind: 'page', page, options: withLimits }, deadline, page.url);
   }
 
   sitemap(body: Buffer, url: string, deadline: Deadline): Promise<SitemapDocument> {
@@ -89,7 +92,7 @@ export class ContentPool {
     target: string,
   ): Promise<ContentOutputs[K]> {
     deadline.check('formatting');
-    if (!this.pool) return runContentTask(task) as ContentOutputs[K];
+    if (!this.pool) return (await runContentTask(task)) as ContentOutputs[K];
     const envelope: ContentEnvelope = {
       task,
       deadlineAt: deadline.at,

@@ -17,11 +17,11 @@ export type ContentResult =
   | { ok: false; expired: true }
   | { ok: false; expired: false; code: string; status: number; message: string };
 
-export default function runInWorker(envelope: ContentEnvelope): ContentResult {
+export default async function runInWorker(envelope: ContentEnvelope): Promise<ContentResult> {
   Atomics.store(envelope.started, 0, 1);
   if (Date.now() >= envelope.deadlineAt) return { ok: false, expired: true };
   try {
-    return { ok: true, value: runContentTask(envelope.task) };
+    return { ok: true, value: await runContentTask(envelope.task) };
   } catch (err) {
     if (err instanceof AppError) {
       return { ok: false, expired: false, code: err.code, status: err.status, message: err.message };

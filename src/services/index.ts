@@ -135,6 +135,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     threads: config.contentWorkers,
     maxHeapMb: config.contentWorkerHeapMb,
     graceMs: config.contentTaskGraceMs,
+    maxDocumentPages: config.maxDocumentPages,
     log,
   });
   const provider = selectProvider(config.search, (html, base, deadline) =>

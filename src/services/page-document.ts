@@ -26,6 +26,8 @@ export interface DocumentOptions {
   limits?: TreeLimits;
   /** CSS extraction (extract's css and auto modes), run on the same tree as everything else. */
   cssExtract?: CssExtraction;
+  /** Pages of a document (PDF) read at most (MAX_DOCUMENT_PAGES). */
+  maxDocumentPages?: number;
 }
 
 export interface CssExtraction {

@@ -1,0 +1,234 @@
+import { UnsupportedContentError } from '../errors.js';
+
+/** A PDF as HTML for the page pipeline, with what the document says about itself. */
+export interface PdfConversion {
+  html: string;
+  numPages: number;
+  title: string | null;
+  author: string | null;
+  /** ISO date of the document's CreationDate, when it has a readable one. */
+  created: string | null;
+  /** Why the Markdown may be short: no text layer (scanned), or pages past the limit left out. */
+  warning: string | null;
+}
+
+interface TextItem {
+  str: string;
+  transform: number[];
+  width: number;
+  height: number;
+  hasEOL: boolean;
+}
+
+interface Segment {
+  text: string;
+  href: string | null;
+}
+
+interface Line {
+  y: number;
+  x: number;
+  size: number;
+  segments: Segment[];
+}
+
+interface LinkArea {
+  url: string;
+  rect: [number, number, number, number];
+}
+
+const BULLET = /^\s*(?:[•◦▪‣·●○■□–-]|\d{1,3}[.)])\s+/;
+
+export const isPdf = (bytes: Uint8Array, contentType: string | undefined): boolean =>
+  /application\/(x-)?pdf/i.test(contentType ?? '') ||
+  (bytes.length >= 5 && Buffer.from(bytes.subarray(0, 5)).toString('latin1') === '%PDF-');
+
+const escape = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** D:20261123221924+00'00' → 2026-11-23T22:19:24Z (the offset applied); null when unreadable. */
+function pdfDate(value: unknown): string | null {
+  const m =
+    typeof value === 'string' ? /^D:(\d{4})(\d{2})?(\d{2})?(\d{2})?(\d{2})?(\d{2})?/.exec(value) : null;
+  if (!m) return null;
+  const [, y, mo = '01', d = '01', h = '00', mi = '00', s = '00'] = m;
+  const date = new Date(`${y}-${mo}-${d}T${h}:${mi}:${s}Z`);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+/** Splits an item's text where a link area ends or starts, by the item's average character width. */
+function segmentsOf(item: TextItem, links: LinkArea[]): Segment[] {
+  const x0 = item.transform[4]!;
+  const y = item.transform[5]!;
+  const link = links.find(
+    (l) => y >= l.rect[1] - 2 && y <= l.rect[3] + 2 && x0 + item.width > l.rect[0] && x0 < l.rect[2],
+  );
+  if (!link || item.str.length === 0) return [{ text: item.str, href: null }];
+  const charWidth = item.width / item.str.length || 1;
+  const cut = (x: number): number => {
+    let at = Math.max(0, Math.min(item.str.length, Math.round((x - x0) / charWidth)));
+    // Move the cut to the nearest word boundary, so a link never splits a word.
+    while (at > 0 && at < item.str.length && /\S/.test(item.str[at - 1]!) && /\S/.test(item.str[at]!)) at++;
+    return at;
+  };
+  const start = cut(link.rect[0]);
+  const end = Math.max(start, cut(link.rect[2]));
+  return [
+    { text: item.str.slice(0, start), href: null },
+    { text: item.str.slice(start, end), href: link.url },
+    { text: item.str.slice(end), href: null },
+  ].filter((s) => s.text.length > 0);
+}
+
+/** The items of a page as lines: a new line when the baseline moves or an item ends one. */
+function linesOf(items: TextItem[], links: LinkArea[]): Line[] {
+  const lines: Line[] = [];
+  let current: Line | null = null;
+  for (const item of items) {
+    const size = Math.abs(item.transform[3]!) || item.height;
+    const y = item.transform[5]!;
+    const x = item.transform[4]!;
+    if (!current || Math.abs(current.y - y) > Math.max(2, size * 0.3)) {
+      current = { y, x, size: 0, segments: [] };
+      lines.push(current);
+    }
+    if (item.str.trim() !== '') current.size = Math.max(current.size, size);
+    current.segments.push(...segmentsOf(item, links));
+    if (item.hasEOL) current = null;
+  }
+  return lines.filter((l) => l.segments.some((s) => s.text.trim() !== ''));
+}
+
+const htmlOf = (segments: Segment[]): string =>
+  segments
+    .map((s) => (s.href ? `<a href="${escape(s.href)}">${escape(s.text)}</a>` : escape(s.text)))
+    .join('')
+    .replace(/\s+/g, ' ')
+    .trim();
+
+/** The size most of the text is set in (by characters): the body text. */
+function bodySize(lines: Line[]): number {
+  const weight = new Map<number, number>();
+  for (const l of lines) {
+    const size = Math.round(l.size);
+    weight.set(size, (weight.get(size) ?? 0) + l.segments.reduce((n, s) => n + s.text.length, 0));
+  }
+  return [...weight.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 12;
+}
+
+/**
+ * Lines as blocks: headings where the font is clearly larger than the body's (h1 ≥ 1.6×, h2 ≥ 1.3×, h3 ≥
+ * 1.15×), list items where a line starts with a bullet or a number, paragraphs of the lines between (a gap
+ * larger than 1.6 lines starts a new one; a word hyphenated across lines is joined).
+ */
+function blocksOf(lines: Line[], body: number): string[] {
+  const blocks: string[] = [];
+  let paragraph: string[] = [];
+  let last: Line | null = null;
+  const flush = (): void => {
+    if (paragraph.length > 0)
+      blocks.push(`<p>${paragraph.join(' ').replace(/(\w)- (\p{Ll})/gu, '$1$2')}</p>`);
+    paragraph = [];
+  };
+  for (const line of lines) {
+    const text = htmlOf(line.segments);
+    const ratio = line.size / body;
+    const gap = last ? last.y - line.y : 0;
+    if (ratio >= 1.15 && text.length < 200) {
+      flush();
+      const level = ratio >= 1.6 ? 1 : ratio >= 1.3 ? 2 : 3;
+      const previous = blocks.at(-1);
+      // A heading set on two lines is one heading.
+      if (
+        previous?.startsWith(`<h${level}>`) &&
+        last &&
+        Math.abs(last.size - line.size) < 0.5 &&
+        gap < line.size * 1.6
+      ) {
+        blocks[blocks.length - 1] = previous.replace(`</h${level}>`, ` ${text}</h${level}>`);
+      } else {
+        blocks.push(`<h${level}>${text}</h${level}>`);
+      }
+    } else if (BULLET.test(text)) {
+      flush();
+      blocks.push(`<li>${text.replace(BULLET, '')}</li>`);
+    } else {
+      if (last && (gap > Math.max(line.size, last.size) * 1.6 || gap < 0)) flush();
+      paragraph.push(text);
+    }
+    last = line;
+  }
+  flush();
+  return blocks;
+}
+
+/**
+ * Converts a PDF's text layer to HTML, at most `maxPages` pages, for the page pipeline: so Markdown, main
+ * content, links and every format come from the same code as for web pages. pdf.js reads the bytes; nothing
+ * is rendered. An encrypted or unreadable PDF is a 422 naming the reason.
+ */
+export async function pdfToHtml(bytes: Uint8Array, maxPages: number): Promise<PdfConversion> {
+  const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
+  let doc;
+  try {
+    doc = await getDocument({
+      data: new Uint8Array(bytes),
+      isEvalSupported: false,
+      disableFontFace: true,
+      useSystemFonts: false,
+      verbosity: 0,
+    }).promise;
+  } catch (err) {
+    const name = (err as { name?: string }).name;
+    if (name === 'PasswordException')
+      throw new UnsupportedContentError('The PDF is encrypted (it needs a password)');
+    throw new UnsupportedContentError(`The PDF could not be read: ${(err as Error).message}`);
+  }
+  try {
+    const { info } = (await doc.getMetadata().catch(() => ({ info: {} }))) as {
+      info: Record<string, unknown>;
+    };
+    const pages = Math.min(doc.numPages, maxPages);
+    const parts: string[] = [];
+    let characters = 0;
+    for (let n = 1; n <= pages; n++) {
+      const page = await doc.getPage(n);
+      const content = await page.getTextContent();
+      const annotations = (await page.getAnnotations()) as {
+        subtype: string;
+        url?: string;
+        rect: number[];
+      }[];
+      const links = annotations
+        .filter((a) => a.subtype === 'Link' && typeof a.url === 'string' && /^https?:/i.test(a.url))
+        .map((a) => ({ url: a.url!, rect: a.rect as LinkArea['rect'] }));
+      const items = content.items.filter((i) => 'str' in i) as unknown as TextItem[];
+      characters += items.reduce((c, i) => c + i.str.trim().length, 0);
+      const lines = linesOf(items, links);
+      parts.push(...blocksOf(lines, bodySize(lines)));
+      page.cleanup();
+    }
+    // The document's own title, else its first heading.
+    const firstHeading =
+      /<h[1-3]>(.*?)<\/h[1-3]>/.exec(parts.join('\n'))?.[1]?.replace(/<[^>]+>/g, '') ?? null;
+    const title =
+      typeof info.Title === 'string' && info.Title.trim() !== '' ? info.Title.trim() : firstHeading;
+    const author = typeof info.Author === 'string' && info.Author.trim() !== '' ? info.Author.trim() : null;
+    const warnings: string[] = [];
+    if (characters === 0) warnings.push('The PDF has no text layer (scanned?): OCR is not done');
+    if (doc.numPages > pages)
+      warnings.push(`Only the first ${pages} of ${doc.numPages} pages were read (MAX_DOCUMENT_PAGES)`);
+    const head = `<head>${title ? `<title>${escape(title)}</title>` : ''}${author ? `<meta name="author" content="${escape(author)}">` : ''}</head>`;
+    const body = parts.join('\n').replace(/(<li>[\s\S]*?<\/li>\n?)+/g, (items) => `<ul>${items}</ul>`);
+    return {
+      html: `<!DOCTYPE html><html>${head}<body><main>${body}</main></body></html>`,
+      numPages: doc.numPages,
+      title,
+      author,
+      created: pdfDate(info.CreationDate),
+      warning: warnings.length > 0 ? warnings.join('. ') : null,
+    };
+  } finally {
+    await doc.destroy();
+  }
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
+import { before, describe, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import { docOf, startService } from './helpers.js';
+
+/**
+ * PDFs through the page pipeline: fixtures printed by the Chromium the service already uses (`page.pdf()`),
+ * served on loopback, scraped like any page.
+ */
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(chromiumPath) ? false : `chromium is not installed at ${chromiumPath}`;
+
+const REPORT = `<html><head><title>Quarterly Report</title></head><body>
+<h1>Quarterly Report</h1><p>This report covers the third quarter. Revenue grew in every region, and this long
+paragraph goes on over several lines, so that the converter has to join the lines back into one paragraph.</p>
+<h2>Regions</h2><p>• North grew 12%</p><p>• South grew 8%</p>
+<p>See <a href="https://example.com/details">the details page</a> for more.</p></body></html>`;
+/** A page with no text, only a drawing: its PDF has no text layer, as a scan has not. */
+const SCANNED = `<html><body><svg width="400" height="200"><rect width="400" height="200" fill="#888"/></svg></body></html>`;
+
+const pdfs: Record<string, Buffer> = {};
+
+async function printPdfs(): Promise<void> {
+  const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
+  try {
+    const page = await browser.newPage();
+    for (const [name, html] of Object.entries({ report: REPORT, scanned: SCANNED })) {
+      await page.setContent(html);
+      pdfs[name] = await page.pdf({ format: 'A4' });
+    }
+  } finally {
+    await browser.close();
+  }
+}
+
+/** Serves the PDFs: /report.pdf as application/pdf, /report as octet-stream (the magic bytes decide). */
+async function pdfSite(t: TestContext): Promise<string> {
+  const server = createServer((req, res) => {
+    const files: Record<string, [string, Buffer]> = {
+      '/report.pdf': ['application/pdf', pdfs.report!],
+      '/report': ['application/octet-stream', pdfs.report!],
+      '/scanned.pdf': ['application/pdf', pdfs.scanned!],
+      '/broken.pdf': ['application/pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage')],
+    };
+    const file = files[req.url ?? ''];
+    if (!file) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': file[0] }).end(file[1]);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+describe('PDF documents', { skip }, () => {
+  before(printPdfs);
+
+  test('headings by font size, paragraphs joined across lines, bullets, links; the document metadata', async (t) => {
+    const base = await pdfSite(t);
+    const svc = await startService(t);
+    for (const path of ['/report.pdf', '/report']) {
+      const { status, json } = await svc.post('/api/v1/scrape', {
+        url: base + path,
+        formats: ['markdown', 'links'],
+      });
+      assert.equal(status, 200, JSON.stringify(json));
+      const doc = docOf(json);
+      assert.match(doc.markdown ?? '', /^# Quarterly Report$/m);
+      assert.match(doc.markdown ?? '', /^## Regions$/m);
+      assert.match(
+        doc.markdown ?? '',
+        /This report covers the third quarter\. Revenue grew in every region, and this long paragraph goes on over several lines, so that the converter has to join the lines back into one paragraph\./,
+      );
+      assert.match(doc.markdown ?? '', /^[-*] North grew 12%$/m);
+      assert.match(
+        doc.markdown ?? '',
+        /See \[the details page\]\(https:\/\/example\.com\/details\) for more\./,
+      );
+      assert.deepEqual(doc.links, ['https://example.com/details']);
+      assert.equal(doc.metadata.title, 'Quarterly Report');
+      assert.equal(doc.metadata.contentType, 'application/pdf');
+      assert.equal(doc.metadata.numPages, 1);
+      assert.ok(!Number.isNaN(Date.parse(String(doc.metadata.creationDate))));
+    }
+  });
+
+  test('rawHtml is a 400 for a PDF; a broken PDF is a 422 and the service goes on; no text layer is a warning', async (t) => {
+    const base = await pdfSite(t);
+    const svc = await startService(t);
+    const raw = await svc.post('/api/v1/scrape', { url: `${base}/report.pdf`, formats: ['rawHtml'] });
+    assert.equal(raw.status, 400);
+    assert.match(String(raw.json.error), /rawHtml is not available for a PDF/);
+    const broken = await svc.post('/api/v1/scrape', { url: `${base}/broken.pdf` });
+    assert.equal(broken.status, 422);
+    assert.equal(broken.json.code, 'UNSUPPORTED_CONTENT');
+    const scanned = await svc.post('/api/v1/scrape', { url: `${base}/scanned.pdf` });
+    assert.equal(scanned.status, 200);
+    const doc = docOf(scanned.json);
+    assert.equal(doc.markdown, '');
+    assert.match(String(doc.metadata.warning), /no text layer .*OCR is not done/);
+    const again = await svc.post('/api/v1/scrape', { url: `${base}/report.pdf` });
+    assert.equal(again.status, 200, 'healthy after a broken PDF');
+  });
+});
