@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { before, describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
+import { docx, pptx, xlsx } from './fixtures/office.js';
 import { docOf, startService } from './helpers.js';
 
 /**
@@ -104,5 +105,51 @@ describe('PDF documents', { skip }, () => {
     assert.match(String(doc.metadata.warning), /no text layer .*OCR is not done/);
     const again = await svc.post('/api/v1/scrape', { url: `${base}/report.pdf` });
     assert.equal(again.status, 200, 'healthy after a broken PDF');
+  });
+});
+
+describe('Office documents', () => {
+  async function officeSite(t: TestContext): Promise<string> {
+    const files: Record<string, [string, Buffer]> = {
+      '/prices.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', docx()],
+      '/prices.xlsx': ['application/octet-stream', xlsx()],
+      '/roadmap.pptx': ['application/vnd.openxmlformats-officedocument.presentationml.presentation', pptx()],
+    };
+    const server = createServer((req, res) => {
+      const file = files[req.url ?? ''];
+      if (!file) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': file[0] }).end(file[1]);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+
+  test('Word headings and paragraphs, each sheet a table under its name, each slide title and text', async (t) => {
+    const base = await officeSite(t);
+    const svc = await startService(t);
+    const word = docOf((await svc.post('/api/v1/scrape', { url: `${base}/prices.docx` })).json);
+    assert.equal(
+      word.markdown,
+      '# Price list\n\nAll prices are in euros.\n\n## Fruit\n\nApples cost 2 euros a kilo.',
+    );
+    assert.equal(word.metadata.title, 'Price list 2026');
+    assert.equal(word.metadata.author, 'Ada');
+    const sheets = docOf((await svc.post('/api/v1/scrape', { url: `${base}/prices.xlsx` })).json);
+    assert.match(
+      sheets.markdown ?? '',
+      /## Prices\n\n\| Item +\| Price +\| +\|\n\|[-| ]+\|\n\| Apple +\| 1\.5 +\| +\|\n\| Pear +\| +\| 9 +\|/,
+    );
+    assert.match(sheets.markdown ?? '', /## Stock/);
+    assert.equal(
+      sheets.metadata.contentType,
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
+    const slides = docOf((await svc.post('/api/v1/scrape', { url: `${base}/roadmap.pptx` })).json);
+    assert.equal(
+      slides.markdown,
+      '## Roadmap\n\nShip the fleet\n\nThen documents\n\n## Thanks\n\nQuestions?',
+    );
+    assert.equal(slides.metadata.numPages, 2);
   });
 });

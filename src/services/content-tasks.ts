@@ -4,7 +4,9 @@ import type { FetchedPage } from '../engines/types.js';
 import { parseResultsPage } from '../search/providers/duckduckgo.js';
 import type { SearchHit } from '../search/types.js';
 import { isPdf, pdfToHtml } from '../content/pdf.js';
-import { BadRequestError } from '../errors.js';
+import { officeKindOf, officeToHtml } from '../content/office.js';
+import type { OfficeKind } from '../content/office.js';
+import { BadRequestError, UnsupportedContentError } from '../errors.js';
 import { renderPage } from './page-document.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
 
@@ -26,29 +28,42 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+type DocumentKind = 'pdf' | OfficeKind;
+
 /**
- * A PDF goes through the page pipeline as the HTML of its text layer; the document then says what it was
- * (contentType, numPages, author, creationDate, and a warning when text is missing).
+ * A document (PDF, Word, Excel, PowerPoint) goes through the page pipeline as HTML; the page document then
+ * says what it was (contentType, numPages, author, creationDate, and a warning when text is missing).
  */
-async function renderDocument(page: FetchedPage, options: DocumentOptions): Promise<RenderedPage> {
+async function renderDocument(
+  page: FetchedPage,
+  kind: DocumentKind,
+  options: DocumentOptions,
+): Promise<RenderedPage> {
+  const name = kind === 'pdf' ? 'a PDF' : `a ${kind.toUpperCase()} file`;
   if (options.formats.includes('rawHtml')) {
-    throw new BadRequestError('formats: rawHtml is not available for a PDF (it has no HTML); ask for html');
+    throw new BadRequestError(`formats: rawHtml is not available for ${name} (it has no HTML); ask for html`);
   }
-  const pdf = await pdfToHtml(page.body, options.maxDocumentPages ?? 500);
+  if (options.cssExtract) {
+    throw new UnsupportedContentError(`CSS selectors do not apply to ${name}: use extract's llm mode`);
+  }
+  const converted =
+    kind === 'pdf'
+      ? { ...(await pdfToHtml(page.body, options.maxDocumentPages ?? 500)), mediaType: 'application/pdf' }
+      : { ...(await officeToHtml(page.body, kind)), created: null };
   const rendered = renderPage(
     {
       ...page,
       headers: { ...page.headers, 'content-type': 'text/html; charset=utf-8' },
-      body: Buffer.from(pdf.html),
+      body: Buffer.from(converted.html),
     },
     options,
   );
   const m = rendered.document.metadata;
-  m.contentType = 'application/pdf';
-  m.numPages = pdf.numPages;
-  m.author = pdf.author;
-  m.creationDate = pdf.created;
-  if (pdf.warning) m.warning = pdf.warning;
+  m.contentType = converted.mediaType;
+  if (converted.numPages !== null) m.numPages = converted.numPages;
+  m.author = converted.author;
+  if (kind === 'pdf') m.creationDate = converted.created;
+  if (converted.warning) m.warning = converted.warning;
   return rendered;
 }
 
@@ -57,7 +72,9 @@ export async function runContentTask(task: ContentTask): Promise<ContentOutput> 
   switch (task.kind) {
     case 'page': {
       const page = { ...task.page, body: asBuffer(task.page.body) };
-      if (isPdf(page.body, page.headers['content-type'])) return renderDocument(page, task.options);
+      const type = page.headers['content-type'];
+      const kind = isPdf(page.body, type) ? 'pdf' : officeKindOf(page.body, type);
+      if (kind) return renderDocument(page, kind, task.options);
       return renderPage(page, task.options);
     }
     case 'sitemap':
