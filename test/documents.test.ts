@@ -39,15 +39,9 @@ async function printPdfs(): Promise<void> {
   }
 }
 
-/** Serves the PDFs: /report.pdf as application/pdf, /report as octet-stream (the magic bytes decide). */
-async function pdfSite(t: TestContext): Promise<string> {
+/** Serves `files` (path → [content type, bytes]) on loopback; answers the base URL. */
+async function serveFiles(t: TestContext, files: Record<string, [string, Buffer]>): Promise<string> {
   const server = createServer((req, res) => {
-    const files: Record<string, [string, Buffer]> = {
-      '/report.pdf': ['application/pdf', pdfs.report!],
-      '/report': ['application/octet-stream', pdfs.report!],
-      '/scanned.pdf': ['application/pdf', pdfs.scanned!],
-      '/broken.pdf': ['application/pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage')],
-    };
     const file = files[req.url ?? ''];
     if (!file) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': file[0] }).end(file[1]);
@@ -55,6 +49,16 @@ async function pdfSite(t: TestContext): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Serves the PDFs: /report.pdf as application/pdf, /report as octet-stream (the magic bytes decide). */
+async function pdfSite(t: TestContext): Promise<string> {
+  return serveFiles(t, {
+    '/report.pdf': ['application/pdf', pdfs.report!],
+    '/report': ['application/octet-stream', pdfs.report!],
+    '/scanned.pdf': ['application/pdf', pdfs.scanned!],
+    '/broken.pdf': ['application/pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage')],
+  });
 }
 
 describe('PDF documents', { skip }, () => {
@@ -109,21 +113,12 @@ describe('PDF documents', { skip }, () => {
 });
 
 describe('Office documents', () => {
-  async function officeSite(t: TestContext): Promise<string> {
-    const files: Record<string, [string, Buffer]> = {
+  const officeSite = (t: TestContext): Promise<string> =>
+    serveFiles(t, {
       '/prices.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', docx()],
       '/prices.xlsx': ['application/octet-stream', xlsx()],
       '/roadmap.pptx': ['application/vnd.openxmlformats-officedocument.presentationml.presentation', pptx()],
-    };
-    const server = createServer((req, res) => {
-      const file = files[req.url ?? ''];
-      if (!file) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': file[0] }).end(file[1]);
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  }
 
   test('Word headings and paragraphs, each sheet a table under its name, each slide title and text', async (t) => {
     const base = await officeSite(t);
