@@ -36,7 +36,11 @@ export class SqliteFrontier implements Frontier {
     try {
       this.counts = { queued: 0, inFlight: 0, discovered: 0 };
       this.seq = 0;
-      for (const [state, count, maxSeq] of this.q.counts.all(jobId) as [number, number, number][]) {
+      for (const [state, count, maxSeq] of sql.read(() => this.q.counts.all(jobId)) as [
+        number,
+        number,
+        number,
+      ][]) {
         if (state === QUEUED) this.counts.queued = Number(count);
         if (state === IN_FLIGHT) this.counts.inFlight = Number(count);
         this.counts.discovered += Number(count);

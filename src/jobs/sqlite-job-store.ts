@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DocumentPage, JobError, JobRecord, JobState, JobStore, NewJob } from './job-store.js';
+import { AppError } from '../errors.js';
 import type { SqliteDb } from './sqlite.js';
 import { prepare, storeError } from './sqlite.js';
 
@@ -103,9 +104,9 @@ export class SqliteJobStore implements JobStore {
 
   private read<T>(fn: () => T): Promise<T> {
     try {
-      return Promise.resolve(fn());
+      return Promise.resolve(this.sql.read(fn));
     } catch (err) {
-      return Promise.reject(storeError(err));
+      return Promise.reject(err instanceof AppError ? err : storeError(err));
     }
   }
 

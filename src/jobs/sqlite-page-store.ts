@@ -1,5 +1,5 @@
 import type { PageStore, StoredPage } from './page-store.js';
-import { prepare, storeError } from './sqlite.js';
+import { prepare } from './sqlite.js';
 import type { SqliteDb } from './sqlite.js';
 
 /** The page store in the embedded SQLite file (table `pages`). */
@@ -17,10 +17,10 @@ export class SqlitePageStore implements PageStore {
 
   get(key: string): Promise<StoredPage | null> {
     try {
-      const row = this.q.get.get(key) as [string, number] | undefined;
+      const row = this.sql.read(() => this.q.get.get(key) as [string, number] | undefined);
       return Promise.resolve(row ? { body: row[0], at: Number(row[1]) } : null);
     } catch (err) {
-      return Promise.reject(storeError(err));
+      return Promise.reject(err);
     }
   }
 

@@ -74,7 +74,7 @@ interface Waiter {
 
 /** A prepared statement; statements that return rows return them as arrays (no per-row objects). */
 export function prepare(sql: SqliteDb, source: string) {
-  const statement = sql.db.prepare(source);
+  const statement = sql.read(() => sql.db.prepare(source));
   return /^\s*SELECT|\bRETURNING\b/i.test(source) ? statement.raw() : statement;
 }
 
@@ -92,6 +92,11 @@ export function storeError(err: unknown): StoreUnavailableError {
  */
 export class SqliteDb {
   private waiters: Waiter[] | null = null;
+  /**
+   * Set by `close`: libsql aborts the whole process (a Rust panic) when a statement runs on a closed file, so
+   * every read and write checks this first and fails as the store being away instead.
+   */
+  private closed = false;
   private readonly failureListeners = new Set<(error: StoreUnavailableError) => void>();
 
   private constructor(
@@ -167,8 +172,23 @@ export class SqliteDb {
     setImmediate(() => this.commit());
   }
 
+  private checkOpen(): void {
+    if (this.closed) throw new StoreUnavailableError('Job store unavailable: the service is stopping');
+  }
+
+  /** Runs a read at once (it sees this connection's uncommitted writes). */
+  read<T>(fn: () => T): T {
+    this.checkOpen();
+    try {
+      return fn();
+    } catch (err) {
+      throw err instanceof AppError ? err : storeError(err);
+    }
+  }
+
   /** Runs `fn` in this turn's transaction; a failure that took the whole transaction with it is reported. */
   private run<T>(fn: () => T): T {
+    this.checkOpen();
     this.begin();
     try {
       return fn();
@@ -204,6 +224,12 @@ export class SqliteDb {
 
   private commit(): void {
     if (this.waiters === null) return; // already lost and reported
+    if (this.closed) {
+      const e = new StoreUnavailableError('Job store unavailable: the service is stopping');
+      for (const w of this.waiters) w.reject(e);
+      this.waiters = null;
+      return;
+    }
     const waiters = this.waiters;
     try {
       if (!this.db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
@@ -218,6 +244,7 @@ export class SqliteDb {
   /** Waits for the pending commit, then closes the file. */
   async close(): Promise<void> {
     if (this.waiters !== null) await this.write(() => undefined).catch(() => undefined);
+    this.closed = true;
     this.db.close();
     this.lock.release();
   }

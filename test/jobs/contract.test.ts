@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { test } from 'node:test';
 import { MemoryFrontier } from '../../src/crawl/memory-frontier.js';
 import { MemoryJobStore } from '../../src/jobs/memory-job-store.js';
 import { SqliteFrontier } from '../../src/jobs/sqlite-frontier.js';
@@ -75,3 +77,26 @@ pageStoreContract('sqlite', async () => {
 });
 
 pageStoreContract('memory', async () => ({ pages: new MemoryPageStore(), close: async () => undefined }));
+
+test('sqlite: calls after the file is closed fail as the store being away (libsql would abort the process)', async () => {
+  const dir = tempDir();
+  const db = SqliteDb.open(dir);
+  const store = new SqliteJobStore(db, 60_000);
+  const pages = new SqlitePageStore(db);
+  const frontier = new SqliteFrontier(db, 'job-closed');
+  await db.close();
+  for (const call of [
+    () => store.get('x'),
+    () => store.purgeExpired(Date.now()),
+    () => pages.get('k'),
+    () => pages.purge(Date.now()),
+    () => frontier.add([{ url: 'https://a.test/', depth: 0, pagination: false }]),
+  ]) {
+    await assert.rejects(call(), (err: { code?: string }) => err.code === 'STORE_UNAVAILABLE');
+  }
+  assert.throws(
+    () => new SqliteFrontier(db, 'job-after'),
+    (err: { code?: string }) => err.code === 'STORE_UNAVAILABLE',
+  );
+  rmSync(dir, { recursive: true, force: true });
+});
