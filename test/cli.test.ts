@@ -7,6 +7,7 @@ import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { startCrawlSite } from './fixtures/crawl-site.js';
 import { freePort } from './fixtures/free-port.js';
+import { docx } from './fixtures/office.js';
 import { startSearchStub } from './fixtures/search-stub.js';
 import { startService } from './helpers.js';
 
@@ -135,10 +136,14 @@ describe('pagewright CLI', () => {
     t.after(() => rmSync(dir, { recursive: true, force: true }));
     writeFileSync(path.join(dir, 'notes.html'), '<title>Notes</title><h2>Local</h2><p>A file on disk.</p>');
     writeFileSync(path.join(dir, 'data.bin'), Buffer.from([0, 1, 2, 3, 0, 255, 254, 0]));
-    const [html, binary] = await Promise.all([
+    writeFileSync(path.join(dir, 'prices.docx'), docx());
+    const [html, binary, word] = await Promise.all([
       cli(t, ['parse', path.join(dir, 'notes.html')]),
       cli(t, ['parse', path.join(dir, 'data.bin')]),
+      cli(t, ['parse', path.join(dir, 'prices.docx')]),
     ]);
+    assert.equal(word.code, 0, word.stderr);
+    assert.match(word.stdout, /^# Price list\n\nAll prices are in euros\./);
     assert.equal(html.code, 0, html.stderr);
     assert.match(html.stdout, /## Local\n\nA file on disk\./);
     assert.equal(binary.code, 1);

@@ -59,7 +59,7 @@ Exit codes: 0 done, 1 the operation failed, 2 bad usage. pagewright COMMAND --he
     'pagewright extract URL... --schema FILE [--prompt TEXT] [--llm-base-url URL --llm-model M] [--selectors JSON] [--mode css|llm|auto]: JSON on stdout.',
   llmstxt: 'pagewright llmstxt URL [--max-urls N] [--show-full-text]: the llms.txt on stdout.',
   parse:
-    'pagewright parse FILE [--only-main-content] [--formats ...]: a local file (HTML, Markdown, text) as Markdown on stdout.',
+    'pagewright parse FILE [--only-main-content] [--formats ...]: a local file (PDF, Word, Excel, PowerPoint, HTML, Markdown, text) as Markdown on stdout.',
   serve:
     'pagewright serve: the HTTP API (as npm start), configured by the environment (README, Configuration).',
   worker: 'pagewright worker: works jobs from Redis (REDIS_URL), as npm run worker.',

@@ -119,7 +119,7 @@ export const OPERATIONS: Operation[] = [
   op<ParseRequest>({
     name: 'parse',
     description:
-      'Convert a file you have (HTML, Markdown, text; base64 in `content`, its name in `filename`) to Markdown, as scrape does for a URL.',
+      'Convert a file you have (PDF, Word, Excel, PowerPoint, HTML, Markdown, text; base64 in `content`, its name in `filename`) to Markdown, as scrape does for a URL.',
     schema: ParseBody,
     api: null,
     run: (s, body, signal) =>
