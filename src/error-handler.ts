@@ -59,6 +59,8 @@ function fromFastify(err: FastifyError): AppError | null {
       return new BadRequestError(`Request body is not valid JSON: ${err.message}`);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new BodyTooLargeError('Request body is too large');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new BodyTooLargeError('The uploaded file is larger than MAX_RESPONSE_BYTES');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new UnsupportedMediaTypeError('Content-Type must be application/json');
     default:

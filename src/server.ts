@@ -2,6 +2,7 @@ import Fastify, { LogController } from 'fastify';
 import type { FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import multipart from '@fastify/multipart';
 import websocket from '@fastify/websocket';
 import { registerApiKeys } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
@@ -14,6 +15,7 @@ import firecrawlCrawlRoutes from './routes/firecrawl-crawl.js';
 import firecrawlPageRoutes from './routes/firecrawl-pages.js';
 import firecrawlTaskRoutes from './routes/firecrawl-tasks.js';
 import mcpRoute from './routes/mcp.js';
+import parseRoute from './routes/parse.js';
 import healthRoutes from './routes/health.js';
 import llmstxtRoute from './routes/llmstxt.js';
 import searchRoute from './routes/search.js';
@@ -102,5 +104,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(firecrawlBatchRoutes);
   await app.register(firecrawlTaskRoutes);
   await app.register(mcpRoute);
+  // Uploads (parse): one file, as large as a fetched page may be.
+  await app.register(multipart, {
+    limits: { fileSize: deps.config.maxResponseBytes, files: 1, fields: 4, fieldSize: 1_000_000 },
+  });
+  await app.register(parseRoute);
   return app as unknown as FastifyInstance;
 }

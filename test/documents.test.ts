@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { before, describe, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
 import { chromium } from 'playwright-core';
 import { docx, pptx, xlsx } from './fixtures/office.js';
 import { docOf, startService } from './helpers.js';
@@ -146,5 +147,38 @@ describe('Office documents', () => {
       '## Roadmap\n\nShip the fleet\n\nThen documents\n\n## Thanks\n\nQuestions?',
     );
     assert.equal(slides.metadata.numPages, 2);
+  });
+});
+
+describe('uploads: POST /api/v1/parse and /v2/parse', () => {
+  test('a Word file uploaded to the seed route and through the Firecrawl SDK; bad uploads are 4xx', async (t) => {
+    const svc = await startService(t, { env: { MAX_RESPONSE_BYTES: '200000' } });
+    const form = new FormData();
+    form.append('options', JSON.stringify({ formats: ['markdown', 'html'] }));
+    form.append('file', new Blob([new Uint8Array(docx())]), 'prices.docx');
+    const res = await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: form });
+    const json = (await res.json()) as Record<string, unknown>;
+    assert.equal(res.status, 200, JSON.stringify(json));
+    const doc = docOf(json);
+    assert.match(doc.markdown ?? '', /^# Price list/);
+    assert.match(doc.html ?? '', /<h1>Price list<\/h1>/);
+    assert.equal(doc.metadata.title, 'Price list 2026');
+
+    const fc = new Firecrawl({ apiKey: 'test', apiUrl: svc.url });
+    const parsed = await fc.parse({ filename: 'roadmap.pptx', data: pptx() }, { formats: ['markdown'] });
+    assert.match(parsed.markdown ?? '', /^## Roadmap/);
+    assert.equal(parsed.metadata?.sourceURL, 'roadmap.pptx');
+
+    const unknownOption = new FormData();
+    unknownOption.append('options', JSON.stringify({ formatz: ['markdown'] }));
+    unknownOption.append('file', new Blob([new Uint8Array(docx())]), 'prices.docx');
+    const bad = await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: unknownOption });
+    assert.equal(bad.status, 400);
+    assert.match(String(((await bad.json()) as { error: string }).error), /unknown field 'formatz'/);
+    const big = new FormData();
+    big.append('file', new Blob([new Uint8Array(300_000).fill(97)]), 'big.txt');
+    assert.equal((await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: big })).status, 413);
+    const none = await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: new FormData() });
+    assert.equal(none.status, 400);
   });
 });

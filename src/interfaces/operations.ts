@@ -122,8 +122,11 @@ export const OPERATIONS: Operation[] = [
       'Convert a file you have (PDF, Word, Excel, PowerPoint, HTML, Markdown, text; base64 in `content`, its name in `filename`) to Markdown, as scrape does for a URL.',
     schema: ParseBody,
     api: null,
-    run: (s, body, signal) =>
-      withDeadline(30000, signal, async (d) => ({ success: true, data: await s.parse(body, d) })),
+    run: (s, { filename, content, ...options }, signal) =>
+      withDeadline(30000, signal, async (d) => ({
+        success: true,
+        data: await s.parse({ filename, bytes: Buffer.from(content, 'base64') }, options, d),
+      })),
   }),
   op<CrawlJobRequest>({
     name: 'crawl',

@@ -28,7 +28,7 @@ import { mapSite } from './map.js';
 import type { MapLink, MapRequest } from './map.js';
 import { searchPages, searchWeb } from './search.js';
 import { parseFile } from './parse.js';
-import type { ParseBody } from '../schemas/parse.js';
+import type { ParseOptions, UploadedFile } from './parse.js';
 import { firecrawlDocument } from './firecrawl-options.js';
 import type { ExtraFields, PageCapabilities, PageExtras } from './firecrawl-page-options.js';
 import { llmFields } from './page-llm.js';
@@ -58,8 +58,8 @@ export interface Services {
   /** A batch of 1-10 URLs; `signal` aborts every URL (client gone). */
   extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
   search(body: SearchBody, signal: AbortSignal): Promise<SearchResult[]>;
-  /** A file's bytes through the page pipeline (the CLI's and MCP's parse). */
-  parse(body: ParseBody, deadline: Deadline): Promise<PageDocument>;
+  /** A file's bytes through the page pipeline (uploads, the CLI's and MCP's parse). */
+  parse(file: UploadedFile, options: ParseOptions, deadline: Deadline): Promise<PageDocument>;
   /** Search hits and, given page options, each hit's page (Firecrawl's search). */
   searchPages(
     query: string,
@@ -249,9 +249,9 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     pageCapabilities: { browser: browser !== null, llm: pageLlm !== null },
     extraFields,
     pages,
-    parse: (body, deadline) =>
+    parse: (file, options, deadline) =>
       gates.scrape.run(
-        () => parseFile(body, deadline, { content, maxBytes: config.maxResponseBytes }),
+        () => parseFile(file, options, deadline, { content, maxBytes: config.maxResponseBytes }),
         deadline.signal,
       ),
     scrape: (body, deadline) =>

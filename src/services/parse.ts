@@ -19,34 +19,48 @@ const BY_EXTENSION: Record<string, string> = {
   '.pptx': 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 };
 
+/** A file to convert: its name (the extension tells the type when the bytes do not) and bytes. */
+export interface UploadedFile {
+  filename: string;
+  bytes: Buffer;
+  /** The type the sender gave, if any. */
+  contentType?: string;
+}
+
+/** What a parse may ask for: the page formats and selection, as a scrape. */
+export type ParseOptions = Pick<ParseBody, 'formats' | 'onlyMainContent' | 'includeTags' | 'excludeTags'>;
+
 /**
  * A file's bytes through the page pipeline (the same content workers, formats and main content as a fetched
  * page), under a `file:` URL naming it. What the pipeline cannot convert is its usual 422.
  */
 export async function parseFile(
-  body: ParseBody,
+  file: UploadedFile,
+  options: ParseOptions,
   deadline: Deadline,
   deps: { content: ContentPool; maxBytes: number },
 ): Promise<PageDocument> {
-  const bytes = Buffer.from(body.content, 'base64');
-  if (bytes.length === 0) throw new BadRequestError('content: not base64, or empty');
+  const { bytes } = file;
+  if (bytes.length === 0) throw new BadRequestError('file: empty');
   if (bytes.length > deps.maxBytes) {
     throw new TargetTooLargeError(
-      `${body.filename} is ${bytes.length} bytes; at most ${deps.maxBytes} (MAX_RESPONSE_BYTES)`,
+      `${file.filename} is ${bytes.length} bytes; at most ${deps.maxBytes} (MAX_RESPONSE_BYTES)`,
     );
   }
-  const name = path.basename(body.filename);
+  const name = path.basename(file.filename);
   const url = `file:///${encodeURIComponent(name)}`;
-  const type = BY_EXTENSION[path.extname(name).toLowerCase()];
+  const given =
+    file.contentType && !/^application\/octet-stream/i.test(file.contentType) ? file.contentType : undefined;
+  const type = given ?? BY_EXTENSION[path.extname(name).toLowerCase()];
   const rendered = await deps.content.render(
     { url, status: 200, headers: type ? { 'content-type': type } : {}, body: bytes, redirects: [] },
     {
       sourceUrl: url,
-      formats: body.formats ?? ['markdown'],
-      onlyMainContent: body.onlyMainContent ?? false,
+      formats: options.formats ?? ['markdown'],
+      onlyMainContent: options.onlyMainContent ?? false,
       removeBase64Images: true,
-      includeTags: body.includeTags,
-      excludeTags: body.excludeTags,
+      includeTags: options.includeTags,
+      excludeTags: options.excludeTags,
       detectionReason: null,
     },
     deadline,
