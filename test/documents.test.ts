@@ -182,3 +182,39 @@ describe('uploads: POST /api/v1/parse and /v2/parse', () => {
     assert.equal(none.status, 400);
   });
 });
+
+describe('documents everywhere a page goes', () => {
+  test('a crawl follows links to documents and converts them; map lists them; CSS extraction refuses them', async (t) => {
+    const base = await serveFiles(t, {
+      '/': [
+        'text/html',
+        Buffer.from(
+          '<title>Files</title><main><h1>Files</h1><p><a href="/prices.docx">Prices</a> and <a href="/roadmap.pptx">the roadmap</a>.</p></main>',
+        ),
+      ],
+      '/prices.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', docx()],
+      '/roadmap.pptx': ['application/octet-stream', pptx()],
+    });
+    const svc = await startService(t, { env: { CRAWL_MIN_DELAY_MS: '0' } });
+    const crawl = await svc.post('/api/v1/crawl', { url: `${base}/`, limit: 5 });
+    assert.equal(crawl.status, 200, JSON.stringify(crawl.json));
+    const pages = crawl.json.data as { url: string; markdown?: string }[];
+    const byPath = new Map(pages.map((p) => [new URL(p.url).pathname, p.markdown ?? '']));
+    assert.match(byPath.get('/prices.docx') ?? '', /^# Price list/);
+    assert.match(byPath.get('/roadmap.pptx') ?? '', /^## Roadmap/);
+    const map = await svc.post('/api/v1/map', { url: `${base}/` });
+    assert.deepEqual((map.json.links as string[]).map((l) => new URL(l).pathname).sort(), [
+      '/',
+      '/prices.docx',
+      '/roadmap.pptx',
+    ]);
+    const css = await svc.post('/api/v1/extract', {
+      urls: [`${base}/prices.docx`],
+      mode: 'css',
+      selectors: { title: 'h1' },
+    });
+    const item = (css.json.results as { success: boolean; error?: string }[])[0]!;
+    assert.equal(item.success, false);
+    assert.match(String(item.error), /CSS selectors do not apply to a DOCX file/);
+  });
+});
