@@ -7,6 +7,18 @@ const ROOT = join(import.meta.dirname, '..');
 /** The Node flags `npm start` runs the service with (package.json), so benches measure what runs. */
 export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4'];
 
+/** The environment of a crawl bench's service: loopback allowed, no politeness delay, `concurrency` lanes. */
+export function crawlBenchEnv(concurrency: number): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ALLOW_PRIVATE_NETWORKS: 'true',
+    CRAWL_MIN_DELAY_MS: '0',
+    CRAWL_CONCURRENCY: String(concurrency),
+    CRAWL_HOST_CONCURRENCY: String(concurrency),
+  };
+}
+
 /**
  * Starts a server script of this repository (built .js as is, .ts through tsx) on a loopback port and
  * resolves once it answers a POST on `readyPath`.

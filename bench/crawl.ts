@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { startCrawlSite } from '../test/fixtures/crawl-site.js';
-import { SERVICE_NODE_FLAGS } from './children.js';
+import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -39,16 +39,7 @@ async function crawlOnce(
   // The built service, as it runs in production (no TypeScript loader in the process).
   const service = fork(join(ROOT, 'dist/main.js'), [], {
     execArgv: SERVICE_NODE_FLAGS,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      CRAWL_MIN_DELAY_MS: '0',
-      CRAWL_CONCURRENCY: String(CONCURRENCY),
-      CRAWL_HOST_CONCURRENCY: String(CONCURRENCY),
-    },
+    env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const site = await startCrawlSite({ pages });

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { startCrawlSite } from '../test/fixtures/crawl-site.js';
 import { startRedis } from '../test/fixtures/redis.js';
-import { SERVICE_NODE_FLAGS } from './children.js';
+import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
 import { crawlAsJob, waitForHealth } from './crawl-job.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -27,16 +27,7 @@ function start(script: string, env: Record<string, string>): ChildProcess {
   const profile = process.env.BENCH_CPU_PROF; // a directory: CPU profiles of every process go there
   return fork(join(ROOT, script), [], {
     execArgv: [...SERVICE_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      CRAWL_MIN_DELAY_MS: '0',
-      CRAWL_CONCURRENCY: String(CONCURRENCY),
-      CRAWL_HOST_CONCURRENCY: String(CONCURRENCY),
-      ...env,
-    },
+    env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
