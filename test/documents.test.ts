@@ -180,6 +180,13 @@ describe('uploads: POST /api/v1/parse and /v2/parse', () => {
     assert.equal((await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: big })).status, 413);
     const none = await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: new FormData() });
     assert.equal(none.status, 400);
+    // Options about fetching a page mean nothing for an upload: refused, never silently ignored.
+    const fetchOnly = new FormData();
+    fetchOnly.append('options', JSON.stringify({ waitFor: 1000 }));
+    fetchOnly.append('file', new Blob([new Uint8Array(docx())]), 'prices.docx');
+    const refused = await fetch(`${svc.url}/v2/parse`, { method: 'POST', body: fetchOnly });
+    assert.equal(refused.status, 400);
+    assert.match(String(((await refused.json()) as { error: string }).error), /^options\.waitFor: /);
   });
 });
 

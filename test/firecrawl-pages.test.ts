@@ -122,6 +122,7 @@ describe('Firecrawl SDK v2: scrape, map, search, team', () => {
       limit: 3,
       sources: ['web', 'news'],
       tbs: 'qdr:d',
+      highlights: true,
       location: 'Germany',
       scrapeOptions: { formats: ['markdown'] },
     });
@@ -133,6 +134,7 @@ describe('Firecrawl SDK v2: scrape, map, search, team', () => {
     assert.match(scraped.warning ?? '', /sources \(news/);
     assert.match(scraped.warning ?? '', /tbs/);
     assert.match(scraped.warning ?? '', /location/);
+    assert.match(scraped.warning ?? '', /highlights/);
 
     const filtered = await fc.search('generated pages', { includeDomains: ['example.org'] });
     assert.deepEqual(filtered.web ?? [], [], 'includeDomains keeps only those hosts');

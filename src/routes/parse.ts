@@ -10,7 +10,7 @@ import { FcScrapeReply } from '../schemas/firecrawl-pages.js';
 import { FcScrapeOptions } from '../schemas/firecrawl.js';
 import { ParseBody } from '../schemas/parse.js';
 import { ScrapeReply } from '../schemas/scrape.js';
-import { firecrawlDocument } from '../services/firecrawl-options.js';
+import { firecrawlDocument, noEffectFields, noEffectWarning } from '../services/firecrawl-options.js';
 import { scrapeOptionsOf } from '../services/firecrawl-page-options.js';
 import type { UploadedFile } from '../services/parse.js';
 
@@ -25,6 +25,20 @@ const UploadOptions = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Firecrawl options that only mean something when a page is fetched: refused on an upload. */
+const FETCH_ONLY = [
+  'actions',
+  'waitFor',
+  'mobile',
+  'headers',
+  'location',
+  'geolocation',
+  'skipTlsVerification',
+  'proxy',
+  'maxAge',
+  'storeInCache',
+] as const;
 
 /** Reads a multipart upload: one `file` part and an optional `options` field holding JSON. */
 async function readUpload(req: FastifyRequest): Promise<{ file: UploadedFile; options: unknown }> {
@@ -95,8 +109,17 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     async (req, reply) => {
       const { file, options } = await readUpload(req);
       const { origin: _o, integration: _i, ...fields } = (options ?? {}) as Record<string, unknown>;
+      // An upload is converted, not fetched: options about fetching a page would be silently ignored. (Checked
+      // before validation, which fills in defaults such as `headers: {}`.)
+      for (const field of FETCH_ONLY) {
+        if (fields[field] !== undefined)
+          throw new BadRequestError(`options.${field}: parse converts the uploaded file; nothing is fetched`);
+      }
       const o = validate<FcScrapeOptions>(FcScrapeOptions, fields);
       const { page, extras } = scrapeOptionsOf(o, 'options.', app.services.pageCapabilities);
+      if (extras?.changeTracking)
+        throw new BadRequestError('options.formats: changeTracking needs a URL; an upload has none');
+      const warning = noEffectWarning(noEffectFields(o));
       const deadline = Deadline.after(page.timeout ?? 30000, clientGone(reply.raw));
       try {
         const doc = await app.services.parse(file, page, deadline);
@@ -109,6 +132,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
             fields: fields2,
             dropMarkdown: extras?.dropMarkdown,
           }),
+          ...(warning ? { warning } : {}),
         };
       } finally {
         deadline.dispose();

@@ -246,7 +246,13 @@ export async function fcSearch(
   const otherSources = sources.filter((s) => s !== 'web');
   if (otherSources.length > 0) ignored.push(`sources (${otherSources.join(', ')}: only web results here)`);
   if ((v2?.categories?.length ?? 0) > 0) ignored.push('categories');
-  for (const field of ['enterprise', 'toolDetail', 'domainTools', 'threatProtection'] as const) {
+  for (const field of [
+    'highlights',
+    'enterprise',
+    'toolDetail',
+    'domainTools',
+    'threatProtection',
+  ] as const) {
     if (v2?.[field] !== undefined && v2[field] !== false) ignored.push(field);
   }
   if (limit > MAX_SEARCH_RESULTS) ignored.push(`limit above ${MAX_SEARCH_RESULTS}`);
