@@ -1,4 +1,3 @@
-import { isShadowRoot } from './visibility.js';
 import type { AnyNode, Element } from './parse.js';
 import { isTag } from './parse.js';
 
@@ -109,8 +108,7 @@ export function pageSignals(root: AnyNode): PageSignals {
         if (type === '' || /javascript|module|json/i.test(type)) node.children.forEach((c) => walk(c, true));
         return;
       }
-      if (node.name === 'style' || node.name === 'noscript') return;
-      if (node.name === 'template' && !isShadowRoot(node)) return;
+      if (node.name === 'style' || node.name === 'template' || node.name === 'noscript') return;
     }
     if ('children' in node) for (const child of node.children) walk(child, inScript);
   };

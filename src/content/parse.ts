@@ -2,7 +2,6 @@ import { Parser } from 'htmlparser2';
 import type { AnyNode, Document, Element } from 'domhandler';
 import { DomHandler, isTag } from 'domhandler';
 import { UnsupportedContentError } from '../errors.js';
-import { isShadowRoot } from './visibility.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -109,7 +108,7 @@ export function textOf(node: AnyNode): string {
   const walk = (n: AnyNode): void => {
     if (n.type === 'text') parts.push(n.data);
     else if (isTag(n)) {
-      if (NON_TEXT_TAGS.has(n.name) && !isShadowRoot(n)) return;
+      if (NON_TEXT_TAGS.has(n.name)) return;
       for (const child of n.children) walk(child);
     } else if ('children' in n) for (const child of n.children) walk(child);
   };
