@@ -19,6 +19,9 @@ const paragraph = (i: number) =>
   `Paragraph ${i}: the quarterly figures show steady growth across every region, with costs held flat and ` +
   'the new products taking a larger share of revenue than planned; the team expects the trend to continue.';
 
+/** A table on each page, so that finding columns is part of the measure. */
+const TABLE = `<style>td,th{padding:3px 12px}</style><table><tr><th>Region</th><th>Revenue</th><th>Growth</th></tr>${['North', 'South', 'East', 'West', 'Islands'].map((r, i) => `<tr><td>${r}</td><td>${1000 + i * 37}</td><td>${i + 3}%</td></tr>`).join('')}</table>`;
+
 async function pdf50(): Promise<Buffer> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {
@@ -26,7 +29,7 @@ async function pdf50(): Promise<Buffer> {
     const pages = Array.from(
       { length: 50 },
       (_, p) =>
-        `<section style="page-break-after: always"><h2>Section ${p + 1}</h2>${Array.from({ length: 6 }, (_, i) => `<p>${paragraph(p * 6 + i)}</p>`).join('')}</section>`,
+        `<section style="page-break-after: always"><h2>Section ${p + 1}</h2>${Array.from({ length: 5 }, (_, i) => `<p>${paragraph(p * 6 + i)}</p>`).join('')}${TABLE}</section>`,
     );
     await page.setContent(`<html><body><h1>Annual report</h1>${pages.join('')}</body></html>`);
     return await page.pdf({ format: 'A4' });

@@ -1,4 +1,6 @@
 import { UnsupportedContentError } from '../errors.js';
+import { type LinkArea, type Line, type Segment, type TextItem, linesOf } from './pdf-lines.js';
+import { type PdfTable, tableAt } from './pdf-tables.js';
 
 /** A PDF as HTML for the page pipeline, with what the document says about itself. */
 export interface PdfConversion {
@@ -12,32 +14,7 @@ export interface PdfConversion {
   warning: string | null;
 }
 
-interface TextItem {
-  str: string;
-  transform: number[];
-  width: number;
-  height: number;
-  hasEOL: boolean;
-}
-
-interface Segment {
-  text: string;
-  href: string | null;
-}
-
-interface Line {
-  y: number;
-  x: number;
-  size: number;
-  segments: Segment[];
-}
-
-interface LinkArea {
-  url: string;
-  rect: [number, number, number, number];
-}
-
-const BULLET = /^\s*(?:[•◦▪‣·●○■□–-]|\d{1,3}[.)])\s+/;
+const BULLET = /^\s*(?:[•◦▪‣·●○■□–\uF0B7\uF0A7-]|\d{1,3}[.)])\s+/;
 
 export const isPdf = (bytes: Uint8Array, contentType: string | undefined): boolean =>
   /application\/(x-)?pdf/i.test(contentType ?? '') ||
@@ -56,55 +33,21 @@ function pdfDate(value: unknown): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-/** Splits an item's text where a link area ends or starts, by the item's average character width. */
-function segmentsOf(item: TextItem, links: LinkArea[]): Segment[] {
-  const x0 = item.transform[4]!;
-  const y = item.transform[5]!;
-  const link = links.find(
-    (l) => y >= l.rect[1] - 2 && y <= l.rect[3] + 2 && x0 + item.width > l.rect[0] && x0 < l.rect[2],
-  );
-  if (!link || item.str.length === 0) return [{ text: item.str, href: null }];
-  const charWidth = item.width / item.str.length || 1;
-  const cut = (x: number): number => {
-    let at = Math.max(0, Math.min(item.str.length, Math.round((x - x0) / charWidth)));
-    // Move the cut to the nearest word boundary, so a link never splits a word.
-    while (at > 0 && at < item.str.length && /\S/.test(item.str[at - 1]!) && /\S/.test(item.str[at]!)) at++;
-    return at;
-  };
-  const start = cut(link.rect[0]);
-  const end = Math.max(start, cut(link.rect[2]));
-  return [
-    { text: item.str.slice(0, start), href: null },
-    { text: item.str.slice(start, end), href: link.url },
-    { text: item.str.slice(end), href: null },
-  ].filter((s) => s.text.length > 0);
-}
-
-/** The items of a page as lines: a new line when the baseline moves or an item ends one. */
-function linesOf(items: TextItem[], links: LinkArea[]): Line[] {
-  const lines: Line[] = [];
-  let current: Line | null = null;
-  for (const item of items) {
-    const size = Math.abs(item.transform[3]!) || item.height;
-    const y = item.transform[5]!;
-    const x = item.transform[4]!;
-    if (!current || Math.abs(current.y - y) > Math.max(2, size * 0.3)) {
-      current = { y, x, size: 0, segments: [] };
-      lines.push(current);
-    }
-    if (item.str.trim() !== '') current.size = Math.max(current.size, size);
-    current.segments.push(...segmentsOf(item, links));
-    if (item.hasEOL) current = null;
-  }
-  return lines.filter((l) => l.segments.some((s) => s.text.trim() !== ''));
-}
-
 const htmlOf = (segments: Segment[]): string =>
   segments
     .map((s) => (s.href ? `<a href="${escape(s.href)}">${escape(s.text)}</a>` : escape(s.text)))
     .join('')
     .replace(/\s+/g, ' ')
     .trim();
+
+/** A table's first row as its header: PDFs do not say, and most tables start with one. */
+const tableHtml = (table: PdfTable): string =>
+  `<table>${table.rows
+    .map((row, r) => {
+      const tag = r === 0 ? 'th' : 'td';
+      return `<tr>${row.map((cell) => `<${tag}>${htmlOf(cell)}</${tag}>`).join('')}</tr>`;
+    })
+    .join('')}</table>`;
 
 /** The size most of the text is set in (by characters): the body text. */
 function bodySize(lines: Line[]): number {
@@ -113,7 +56,7 @@ function bodySize(lines: Line[]): number {
     const size = Math.round(l.size);
     weight.set(size, (weight.get(size) ?? 0) + l.segments.reduce((n, s) => n + s.text.length, 0));
   }
-  return [...weight.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 12;
+  return [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 12;
 }
 
 /**
@@ -130,7 +73,16 @@ function blocksOf(lines: Line[], body: number): string[] {
       blocks.push(`<p>${paragraph.join(' ').replace(/(\w)- (\p{Ll})/gu, '$1$2')}</p>`);
     paragraph = [];
   };
-  for (const line of lines) {
+  for (let i = 0; i < lines.length; i++) {
+    const table = tableAt(lines, i);
+    if (table) {
+      flush();
+      blocks.push(tableHtml(table));
+      i = table.end - 1;
+      last = lines[i]!;
+      continue;
+    }
+    const line = lines[i]!;
     const text = htmlOf(line.segments);
     const ratio = line.size / body;
     const gap = last ? last.y - line.y : 0;
@@ -189,7 +141,7 @@ export async function pdfToHtml(bytes: Uint8Array, maxPages: number): Promise<Pd
       info: Record<string, unknown>;
     };
     const pages = Math.min(doc.numPages, maxPages);
-    const parts: string[] = [];
+    const pageLines: Line[][] = [];
     let characters = 0;
     for (let n = 1; n <= pages; n++) {
       const page = await doc.getPage(n);
@@ -204,10 +156,12 @@ export async function pdfToHtml(bytes: Uint8Array, maxPages: number): Promise<Pd
         .map((a) => ({ url: a.url!, rect: a.rect as LinkArea['rect'] }));
       const items = content.items.filter((i) => 'str' in i) as unknown as TextItem[];
       characters += items.reduce((c, i) => c + i.str.trim().length, 0);
-      const lines = linesOf(items, links);
-      parts.push(...blocksOf(lines, bodySize(lines)));
+      pageLines.push(linesOf(items, links));
       page.cleanup();
     }
+    // The body size of the whole document: a page holding little more than a title has the title's size most.
+    const bodyPt = bodySize(pageLines.flat());
+    const parts = pageLines.flatMap((lines) => blocksOf(lines, bodyPt));
     // The document's own title, else its first heading.
     const firstHeading =
       /<h[1-3]>(.*?)<\/h[1-3]>/.exec(parts.join('\n'))?.[1]?.replace(/<[^>]+>/g, '') ?? null;
@@ -217,7 +171,9 @@ export async function pdfToHtml(bytes: Uint8Array, maxPages: number): Promise<Pd
     const warnings: string[] = [];
     if (characters === 0) warnings.push('The PDF has no text layer (scanned?): OCR is not done');
     if (doc.numPages > pages)
-      warnings.push(`Only the first ${pages} of ${doc.numPages} pages were read (MAX_DOCUMENT_PAGES)`);
+      warnings.push(
+        `Only the first ${pages} of ${doc.numPages} pages were read (MAX_DOCUMENT_PAGES or the request's page limit)`,
+      );
     const head = `<head>${title ? `<title>${escape(title)}</title>` : ''}${author ? `<meta name="author" content="${escape(author)}">` : ''}</head>`;
     const body = parts.join('\n').replace(/(<li>[\s\S]*?<\/li>\n?)+/g, (items) => `<ul>${items}</ul>`);
     return {
