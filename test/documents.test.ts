@@ -21,9 +21,19 @@ const REPORT = `<html><head><title>Quarterly Report</title></head><body>
 <h1>Quarterly Report</h1><p>This report covers the third quarter. Revenue grew in every region, and this long
 paragraph goes on over several lines, so that the converter has to join the lines back into one paragraph.</p>
 <h2>Regions</h2><p>• North grew 12%</p><p>• South grew 8%</p>
-<p>See <a href="https://example.com/details">the details page</a> for more.</p></body></html>`;
+<p>See <a href="https://example.com/details">the details page</a> for more.</p>
+<h2>Revenue</h2><style>td,th{padding:4px 12px;text-align:left} td.n{text-align:right}</style>
+<table><tr><th>Region</th><th>Q3 revenue</th><th>Growth</th></tr>
+<tr><td>North</td><td class=n>1,200</td><td class=n>12%</td></tr>
+<tr><td style="width:110px">South and the long islands region</td><td class=n>800</td><td class=n>8%</td></tr></table>
+<p>After the table, a paragraph of prose that runs across the width of the page and wraps over more than one line.</p>
+</body></html>`;
 /** A page with no text, only a drawing: its PDF has no text layer, as a scan has not. */
 const SCANNED = `<html><body><svg width="400" height="200"><rect width="400" height="200" fill="#888"/></svg></body></html>`;
+
+/** Two pages: the second is left out when a request reads one page. */
+const TWO_PAGES = `<html><body><h1>First page</h1><p>Read this page: it is the first of two.</p>
+<h1 style="break-before: page">Second page</h1><p>This page is left out when one page is read.</p></body></html>`;
 
 const pdfs: Record<string, Buffer> = {};
 
@@ -31,7 +41,7 @@ async function printPdfs(): Promise<void> {
   const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
   try {
     const page = await browser.newPage();
-    for (const [name, html] of Object.entries({ report: REPORT, scanned: SCANNED })) {
+    for (const [name, html] of Object.entries({ report: REPORT, scanned: SCANNED, two: TWO_PAGES })) {
       await page.setContent(html);
       pdfs[name] = await page.pdf({ format: 'A4' });
     }
@@ -58,6 +68,7 @@ async function pdfSite(t: TestContext): Promise<string> {
     '/report.pdf': ['application/pdf', pdfs.report!],
     '/report': ['application/octet-stream', pdfs.report!],
     '/scanned.pdf': ['application/pdf', pdfs.scanned!],
+    '/two.pdf': ['application/pdf', pdfs.two!],
     '/broken.pdf': ['application/pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage')],
   });
 }
@@ -86,6 +97,12 @@ describe('PDF documents', { skip }, () => {
         doc.markdown ?? '',
         /See \[the details page\]\(https:\/\/example\.com\/details\) for more\./,
       );
+      // Columns from the layout; a cell wrapped over three lines stays one cell of its row.
+      assert.match(
+        doc.markdown ?? '',
+        /^\| Region \| Q3 revenue \| Growth \|\n\|[- |]+\|\n\| North \| 1,200 \| 12% \|\n\| South and the long islands region \| 800 \| 8% \|$/m,
+      );
+      assert.match(doc.markdown ?? '', /^After the table, a paragraph of prose that runs across/m);
       assert.deepEqual(doc.links, ['https://example.com/details']);
       assert.equal(doc.metadata.title, 'Quarterly Report');
       assert.equal(doc.metadata.contentType, 'application/pdf');
@@ -110,6 +127,41 @@ describe('PDF documents', { skip }, () => {
     assert.match(String(doc.metadata.warning), /no text layer .*OCR is not done/);
     const again = await svc.post('/api/v1/scrape', { url: `${base}/report.pdf` });
     assert.equal(again.status, 200, 'healthy after a broken PDF');
+  });
+
+  test("a page limit per request (maxDocumentPages, Firecrawl's parsers) under the server's", async (t) => {
+    const base = await pdfSite(t);
+    const svc = await startService(t);
+    const whole = docOf((await svc.post('/api/v1/scrape', { url: `${base}/two.pdf` })).json);
+    assert.match(whole.markdown ?? '', /# Second page/);
+    const first = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${base}/two.pdf`, maxDocumentPages: 1 })).json,
+    );
+    assert.doesNotMatch(first.markdown ?? '', /Second page/);
+    assert.match(String(first.metadata.warning), /Only the first 1 of 2 pages were read/);
+    assert.equal(first.metadata.numPages, 2);
+
+    const fc = new Firecrawl({ apiKey: 'test', apiUrl: svc.url });
+    const limited = await fc.scrape(`${base}/two.pdf`, {
+      formats: ['markdown'],
+      parsers: [{ type: 'pdf', maxPages: 1 }],
+      maxAge: 0,
+    });
+    assert.match(limited.markdown ?? '', /# First page/);
+    assert.doesNotMatch(limited.markdown ?? '', /Second page/);
+    const unknown = await fetch(`${svc.url}/v2/scrape`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${base}/two.pdf`, parsers: ['ocr-only'] }),
+    });
+    assert.equal(unknown.status, 400);
+    assert.match(String(((await unknown.json()) as { error: string }).error), /parsers\[0\]: unknown parser/);
+
+    const small = await startService(t, { env: { MAX_DOCUMENT_PAGES: '1' } });
+    const capped = docOf(
+      (await small.post('/api/v1/scrape', { url: `${base}/two.pdf`, maxDocumentPages: 5 })).json,
+    );
+    assert.doesNotMatch(capped.markdown ?? '', /Second page/, "the server's limit wins");
   });
 });
 

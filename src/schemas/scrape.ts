@@ -62,6 +62,13 @@ export const ScrapeOptionFields = {
     Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector to wait for; browser only.' }),
   ),
   removeBase64Images: Type.Optional(Type.Boolean({ default: true })),
+  maxDocumentPages: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 100000,
+      description: "Pages of a PDF read at most; never more than the server's MAX_DOCUMENT_PAGES.",
+    }),
+  ),
   skipTlsVerification: Type.Optional(Type.Boolean({ default: false })),
   screenshot: Type.Optional(
     Type.Boolean({ default: false, description: 'Capture a screenshot; browser only.' }),

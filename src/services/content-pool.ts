@@ -64,7 +64,8 @@ export class ContentPool {
   }
 
   render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
-    const withLimits = { ...options, maxDocumentPages: this.options.maxDocumentPages };
+    const server = this.options.maxDocumentPages ?? Number.MAX_SAFE_INTEGER;
+    const withLimits = { ...options, maxDocumentPages: Math.min(options.maxDocumentPages ?? server, server) };
     return this.run({ kind: 'page', page, options: withLimits }, deadline, page.url);
   }
 

@@ -24,8 +24,9 @@ export function noEffectFields(body: Record<string, unknown>, prefix = ''): stri
     ['maxAge', (o.maxAge ?? 0) > 0],
     ['minAge', (o.minAge ?? 0) > 0],
     ['fastMode', o.fastMode === true],
-    ['parsers', (o.parsers?.length ?? 0) > 0],
-    ['parsePDF', o.parsePDF !== undefined],
+    // Asking for PDFs unparsed (base64) or read by OCR: they are always parsed, from their text layer.
+    ['parsers', o.parsers !== undefined && (o.parsers.length === 0 || o.parsers.some(isOcrParser))],
+    ['parsePDF', o.parsePDF === false],
     ['threatProtection', o.threatProtection !== undefined],
     ['auditMetadata', o.auditMetadata !== undefined],
     ['deduplicateSimilarURLs', o.deduplicateSimilarURLs === false],
@@ -33,6 +34,9 @@ export function noEffectFields(body: Record<string, unknown>, prefix = ''): stri
   ];
   return named.filter(([, given]) => given).map(([name]) => `${prefix}${name}`);
 }
+
+const isOcrParser = (p: unknown): boolean =>
+  typeof p === 'object' && p !== null && (p as { mode?: unknown }).mode === 'ocr';
 
 /** A country asked for (not the SDK's "US-generic" default): requests leave from this server's own network. */
 function countryOf(o: FcScrapeOptions): string | undefined {

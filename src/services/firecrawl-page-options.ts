@@ -230,6 +230,26 @@ function languagesOf(o: FcScrapeOptions, prefix: string): string | undefined {
 }
 
 /** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
+/**
+ * Firecrawl's `parsers`: `"pdf"` or `{type: "pdf", maxPages, mode}`; PDFs are parsed whether or not it is
+ * given, so what it can change here is the page limit. Other parser types are refused.
+ */
+function documentPagesOf(o: FcScrapeOptions, prefix: string): number | undefined {
+  let pages: number | undefined;
+  for (const [i, parser] of (o.parsers ?? []).entries()) {
+    const field = `${prefix}parsers[${i}]`;
+    const p = typeof parser === 'string' ? { type: parser } : (parser as Record<string, unknown>);
+    if (p === null || typeof p !== 'object' || p.type !== 'pdf')
+      refuse(field, "unknown parser: the only one is 'pdf'");
+    if (p.maxPages !== undefined) {
+      if (!Number.isInteger(p.maxPages) || (p.maxPages as number) < 1)
+        refuse(`${field}.maxPages`, 'must be a positive integer');
+      pages = p.maxPages as number;
+    }
+  }
+  return pages;
+}
+
 export function scrapeOptionsOf(
   o: FcScrapeOptions,
   prefix: string,
@@ -261,6 +281,7 @@ export function scrapeOptionsOf(
     timeout: o.timeout,
     skipTlsVerification: o.skipTlsVerification,
     removeBase64Images: o.removeBase64Images,
+    maxDocumentPages: documentPagesOf(o, prefix),
   };
   for (const key of Object.keys(page) as (keyof ScrapeOptions)[])
     if (page[key] === undefined) delete page[key];

@@ -97,6 +97,7 @@ export async function fetchAndRender(
         discover: req.discover,
         limits: deps.treeLimits,
         cssExtract: req.cssExtract,
+        maxDocumentPages: options.maxDocumentPages,
       },
       deadline,
     );
