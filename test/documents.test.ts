@@ -6,7 +6,10 @@ import type { TestContext } from 'node:test';
 import { before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { chromium } from 'playwright-core';
+import { encryptedPdf } from './fixtures/encrypted-pdf.js';
+import { startLlmStub } from './fixtures/llm-stub.js';
 import { docx, pptx, xlsx } from './fixtures/office.js';
+import { startSearchStub } from './fixtures/search-stub.js';
 import { docOf, startService } from './helpers.js';
 
 /**
@@ -69,6 +72,7 @@ async function pdfSite(t: TestContext): Promise<string> {
     '/report': ['application/octet-stream', pdfs.report!],
     '/scanned.pdf': ['application/pdf', pdfs.scanned!],
     '/two.pdf': ['application/pdf', pdfs.two!],
+    '/locked.pdf': ['application/pdf', encryptedPdf()],
     '/broken.pdf': ['application/pdf', Buffer.from('%PDF-1.7\n1 0 obj << /Type /Catalog >> garbage')],
   });
 }
@@ -111,7 +115,7 @@ describe('PDF documents', { skip }, () => {
     }
   });
 
-  test('rawHtml is a 400 for a PDF; a broken PDF is a 422 and the service goes on; no text layer is a warning', async (t) => {
+  test('rawHtml is a 400 for a PDF; a broken or encrypted PDF is a 422 and the service goes on; no text layer is a warning', async (t) => {
     const base = await pdfSite(t);
     const svc = await startService(t);
     const raw = await svc.post('/api/v1/scrape', { url: `${base}/report.pdf`, formats: ['rawHtml'] });
@@ -120,6 +124,9 @@ describe('PDF documents', { skip }, () => {
     const broken = await svc.post('/api/v1/scrape', { url: `${base}/broken.pdf` });
     assert.equal(broken.status, 422);
     assert.equal(broken.json.code, 'UNSUPPORTED_CONTENT');
+    const locked = await svc.post('/api/v1/scrape', { url: `${base}/locked.pdf` });
+    assert.equal(locked.status, 422);
+    assert.match(String(locked.json.error), /The PDF is encrypted \(it needs a password\)/);
     const scanned = await svc.post('/api/v1/scrape', { url: `${base}/scanned.pdf` });
     assert.equal(scanned.status, 200);
     const doc = docOf(scanned.json);
@@ -275,5 +282,49 @@ describe('documents everywhere a page goes', () => {
     const item = (css.json.results as { success: boolean; error?: string }[])[0]!;
     assert.equal(item.success, false);
     assert.match(String(item.error), /CSS selectors do not apply to a DOCX file/);
+  });
+
+  test('batch scrape, search results and LLM extraction read documents as pages', async (t) => {
+    const base = await serveFiles(t, {
+      '/prices.docx': ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', docx()],
+      '/roadmap.pptx': ['application/octet-stream', pptx()],
+    });
+    const search = await startSearchStub();
+    t.after(() => search.close());
+    search.hits = [{ title: 'Price list', url: `${base}/prices.docx`, snippet: 'Prices in euros.' }];
+    const llm = await startLlmStub();
+    t.after(() => llm.close());
+    llm.reply = () => ({ text: JSON.stringify({ apple: 2 }) });
+    const svc = await startService(t, {
+      env: { SEARXNG_URL: `${search.url}/searxng`, CRAWL_MIN_DELAY_MS: '0' },
+    });
+    const fc = new Firecrawl({ apiKey: 'test', apiUrl: svc.url });
+    const batch = await fc.batchScrape([`${base}/prices.docx`, `${base}/roadmap.pptx`], {
+      options: { formats: ['markdown'] },
+      pollInterval: 1,
+    });
+    assert.equal(batch.status, 'completed');
+    const markdowns = batch.data.map((d) => d.markdown ?? '').sort();
+    assert.match(markdowns[0]!, /^# Price list/);
+    assert.match(markdowns[1]!, /^## Roadmap/);
+
+    const found = await svc.post('/api/v1/search', {
+      query: 'price list',
+      scrapeResults: true,
+      scrapeOptions: { formats: ['markdown'] },
+    });
+    assert.equal(found.status, 200, JSON.stringify(found.json));
+    const hit = (found.json.data as { content?: { markdown?: string } }[])[0]!;
+    assert.match(hit.content?.markdown ?? '', /Apples cost 2 euros a kilo\./);
+
+    const extracted = await svc.post('/api/v1/extract', {
+      urls: [`${base}/prices.docx`],
+      mode: 'llm',
+      prompt: 'What does an apple cost?',
+      llmBaseUrl: llm.url,
+      llmApiKey: 'sk-test',
+    });
+    assert.equal(extracted.status, 200, JSON.stringify(extracted.json));
+    assert.match(JSON.stringify(llm.requests.at(-1)!.body), /Apples cost 2 euros a kilo/);
   });
 });
