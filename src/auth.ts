@@ -2,6 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { UnauthorizedError } from './errors.js';
 
+/** The web app's static files (routes/web.ts): names only, no directories, no query. */
+const WEB_FILE = /^\/app\/[\w.-]+\.(?:js|css|svg|png)$/;
+
 const digest = (key: string): Buffer => createHash('sha256').update(key).digest();
 
 /**
@@ -24,7 +27,7 @@ function keyOf(headers: Record<string, string | string[] | undefined>): string |
 }
 
 /**
- * When API_KEYS is set, nothing but /health answers without one of the keys. Keys are compared as SHA-256
+ * When API_KEYS is set, nothing but /health and the web app's static files answer without one of the keys. Keys are compared as SHA-256
  * digests in constant time, so neither their content nor their length leaks through timing.
  */
 export function registerApiKeys(app: FastifyInstance, keys: string[]): void {
@@ -32,6 +35,8 @@ export function registerApiKeys(app: FastifyInstance, keys: string[]): void {
   const accepted = keys.map(digest);
   app.addHook('onRequest', async (req, reply) => {
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
+    // The web app's files hold no data: they load without a key, then send the one the operator types in.
+    if (req.method === 'GET' && (req.url === '/' || WEB_FILE.test(req.url))) return;
     const key = keyOf(req.headers);
     const refusal =
       key === null

@@ -14,6 +14,8 @@ import firecrawlBatchRoutes from './routes/firecrawl-batch.js';
 import firecrawlCrawlRoutes from './routes/firecrawl-crawl.js';
 import firecrawlPageRoutes from './routes/firecrawl-pages.js';
 import firecrawlTaskRoutes from './routes/firecrawl-tasks.js';
+import webRoutes from './routes/web.js';
+import operatorRoutes from './routes/operator.js';
 import mcpRoute from './routes/mcp.js';
 import parseRoute from './routes/parse.js';
 import healthRoutes from './routes/health.js';
@@ -104,6 +106,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(firecrawlBatchRoutes);
   await app.register(firecrawlTaskRoutes);
   await app.register(mcpRoute);
+  await app.register(operatorRoutes);
+  await app.register(webRoutes);
   // Uploads (parse): one file, as large as a fetched page may be.
   await app.register(multipart, {
     limits: { fileSize: deps.config.maxResponseBytes, files: 1, fields: 4, fieldSize: 1_000_000 },

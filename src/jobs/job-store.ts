@@ -75,6 +75,8 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | null>;
   /** Listed jobs still in `scraping`. */
   active(): Promise<JobRecord[]>;
+  /** Listed jobs in any state, newest first, at most `limit` (the operators' jobs view). */
+  recent(limit: number): Promise<JobRecord[]>;
   /** Sets `total` (never below `completed`). */
   setTotal(id: string, total: number): Promise<void>;
   /** Stores a document unless one exists for (id, url); true when stored. */

@@ -58,6 +58,16 @@ export class MemoryJobStore implements JobStore {
     );
   }
 
+  recent(limit: number): Promise<JobRecord[]> {
+    return Promise.resolve(
+      [...this.jobs.values()]
+        .filter((e) => e.job.listed)
+        .map((e) => ({ ...e.job }))
+        .sort((a, b) => b.createdAt - a.createdAt)
+        .slice(0, limit),
+    );
+  }
+
   setTotal(id: string, total: number): Promise<void> {
     const e = this.entry(id);
     if (e) e.job.total = Math.max(total, e.job.completed);

@@ -19,6 +19,8 @@ const k = {
   running: 'pw:jobs:running',
   active: 'pw:jobs:active',
   ended: 'pw:jobs:ended',
+  /** Listed jobs by creation time, for the jobs view; an id whose job expired is dropped when met. */
+  listed: 'pw:jobs:listed',
 };
 
 const jobKeys = (id: string): string[] => [
@@ -116,7 +118,7 @@ export class RedisJobStore implements JobStore {
     };
     return this.call(async () => {
       const multi = this.redis.multi().hset(k.job(job.id), fields).sadd(k.running, job.id);
-      if (job.listed) multi.sadd(k.active, job.id);
+      if (job.listed) multi.sadd(k.active, job.id).zadd(k.listed, now, job.id);
       await multi.exec();
       return toJob(fields);
     });
@@ -136,6 +138,16 @@ export class RedisJobStore implements JobStore {
       return jobs
         .filter((j): j is JobRecord => j !== null && j.state === 'scraping')
         .sort((a, b) => a.createdAt - b.createdAt);
+    });
+  }
+
+  recent(limit: number): Promise<JobRecord[]> {
+    return this.call(async () => {
+      const ids = await this.redis.zrevrange(k.listed, 0, limit - 1);
+      const jobs = await Promise.all(ids.map((id) => this.get(id)));
+      const gone = ids.filter((_, i) => jobs[i] === null);
+      if (gone.length > 0) await this.redis.zrem(k.listed, ...gone);
+      return jobs.filter((j): j is JobRecord => j !== null);
     });
   }
 
@@ -270,6 +282,7 @@ export class RedisJobStore implements JobStore {
       for (const id of ids) {
         await this.redis.del(...jobKeys(id));
         await this.redis.zrem(k.ended, id);
+        await this.redis.zrem(k.listed, id);
       }
       return ids.length;
     });

@@ -59,6 +59,7 @@ export class SqliteJobStore implements JobStore {
       active: p(
         `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'scraping' AND listed = 1 ORDER BY created_at`,
       ),
+      recent: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE listed = 1 ORDER BY created_at DESC LIMIT ?`),
       setTotal: p('UPDATE jobs SET total = max(?, completed), updated_at = ? WHERE id = ?'),
       addDoc: p(
         'INSERT INTO documents (job_id, seq, url, bytes, body) VALUES (?, (SELECT completed FROM jobs WHERE id = ?), ?, ?, ?) ON CONFLICT (job_id, url) DO NOTHING',
@@ -136,6 +137,10 @@ export class SqliteJobStore implements JobStore {
 
   active(): Promise<JobRecord[]> {
     return this.read(() => (this.q.active.all() as Row[]).map(toJob));
+  }
+
+  recent(limit: number): Promise<JobRecord[]> {
+    return this.read(() => (this.q.recent.all(limit) as Row[]).map(toJob));
   }
 
   setTotal(id: string, total: number): Promise<void> {

@@ -25,6 +25,7 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state);
 CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs (expires_at);
+CREATE INDEX IF NOT EXISTS jobs_by_creation ON jobs (listed, created_at);
 CREATE TABLE IF NOT EXISTS documents (
   job_id TEXT NOT NULL,
   seq INTEGER NOT NULL,

@@ -166,6 +166,16 @@ export class JobManager {
     return this.store.active();
   }
 
+  /** Listed jobs in any state, newest first (the operators' jobs view). */
+  recent(limit: number): Promise<JobRecord[]> {
+    return this.store.recent(limit);
+  }
+
+  /** Worker processes alive in the fleet; null when this process works the jobs itself. */
+  async workers(): Promise<number | null> {
+    return this.deps.fleet ? this.deps.fleet.workersAlive() : null;
+  }
+
   /** Why a running job may not be moving: in a fleet with no live worker process it waits for one. */
   async warningFor(job: JobRecord): Promise<string | null> {
     const ignored = (job.request as { warning?: string } | null)?.warning ?? null;

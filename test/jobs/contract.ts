@@ -101,11 +101,14 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       assert.deepEqual(await h.store.robotsBlocked(id), ['https://a.test/private']);
     });
 
-    test('active lists running listed jobs only; expired ended jobs are purged with what they stored', async (t) => {
+    test('active lists running listed jobs only, recent every listed job newest first; expired ended jobs are purged with what they stored', async (t) => {
       const h = await make(50);
       t.after(() => h.close());
+      const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 3));
       const running = await h.store.create(newJob());
+      await tick();
       await h.store.create(newJob({ listed: false }));
+      await tick();
       const ended = await h.store.create(newJob());
       await h.store.addDocument(ended.id, 'https://a.test/', '{}');
       await h.store.finish(ended.id, 'completed');
@@ -113,11 +116,26 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
         (await h.store.active()).map((j) => j.id),
         [running.id],
       );
+      assert.deepEqual(
+        (await h.store.recent(10)).map((j) => [j.id, j.state]),
+        [
+          [ended.id, 'completed'],
+          [running.id, 'scraping'],
+        ],
+      );
+      assert.deepEqual(
+        (await h.store.recent(1)).map((j) => j.id),
+        [ended.id],
+      );
       await new Promise((resolve) => setTimeout(resolve, 120));
       assert.ok((await h.store.purgeExpired(Date.now())) >= 1);
       assert.equal(await h.store.get(ended.id), null);
       assert.equal((await h.store.get(running.id))?.state, 'scraping', 'a running job is never purged');
       assert.deepEqual((await h.store.documents(ended.id, 0, 10, 1e9)).documents, []);
+      assert.deepEqual(
+        (await h.store.recent(10)).map((j) => j.id),
+        [running.id],
+      );
     });
 
     test('after a crash, listed running jobs are claimed (interruption counted) and documents survive', async (t) => {

@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import type { Static } from 'typebox';
+
+/** One job in the operators' jobs view. */
+export const JobSummary = Type.Object({
+  id: Type.String(),
+  kind: Type.Union([
+    Type.Literal('crawl'),
+    Type.Literal('batch_scrape'),
+    Type.Literal('extract'),
+    Type.Literal('llmstxt'),
+  ]),
+  state: Type.Union([
+    Type.Literal('scraping'),
+    Type.Literal('completed'),
+    Type.Literal('failed'),
+    Type.Literal('cancelled'),
+  ]),
+  /** The crawl's start URL, a batch's first URL, extract's first URL, llms.txt's site. */
+  url: Type.Union([Type.String(), Type.Null()]),
+  total: Type.Integer(),
+  completed: Type.Integer(),
+  /** Documents per second from the job's start to its end (or to now while it runs). */
+  pagesPerSecond: Type.Number(),
+  error: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+  /** The Firecrawl status route of the job (documents, result); errors at statusUrl + '/errors' for crawls and batches. */
+  statusUrl: Type.String(),
+});
+export type JobSummary = Static<typeof JobSummary>;
+
+export const JobListQuery = Type.Object(
+  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+  { additionalProperties: false },
+);
+export type JobListQuery = Static<typeof JobListQuery>;
+
+export const JobListReply = Type.Object({ success: Type.Literal(true), data: Type.Array(JobSummary) });
+
+/** What the service is doing now: the operators' health view. */
+export const ServiceStatus = Type.Object({
+  /** `embedded` (one process, SQLite) or `distributed` (Redis and BullMQ). */
+  mode: Type.Union([Type.Literal('embedded'), Type.Literal('distributed')]),
+  /** Null when healthy, else why not (the text `/health` answers with its 503). */
+  problem: Type.Union([Type.String(), Type.Null()]),
+  uptimeSeconds: Type.Number(),
+  /** Worker processes alive in the fleet; null in the embedded mode (this process works the jobs). */
+  workers: Type.Union([Type.Integer(), Type.Null()]),
+  queue: Type.Object({
+    active: Type.Integer(),
+    waiting: Type.Integer(),
+    maxConcurrency: Type.Integer(),
+    mostRecentSuccess: Type.Union([Type.String(), Type.Null()]),
+  }),
+  content: Type.Object({
+    threads: Type.Integer(),
+    queued: Type.Integer(),
+    inFlight: Type.Integer(),
+    stopped: Type.Integer(),
+  }),
+  browser: Type.Union([
+    Type.Object({ active: Type.Integer(), max: Type.Integer(), launches: Type.Integer() }),
+    Type.Null(),
+  ]),
+  /** Distributed mode: `ok` or why Redis does not answer; null in the embedded mode. */
+  redis: Type.Union([Type.String(), Type.Null()]),
+});
+export type ServiceStatus = Static<typeof ServiceStatus>;
