@@ -65,6 +65,8 @@ export interface Config {
     url: string;
     /** Job shares this process works at once (WORKERS; 0: API only). */
     workers: number;
+    /** A worker process (npm run worker) serves /metrics and /health on this port (METRICS_PORT); null: none. */
+    metricsPort: number | null;
     /** Shares a crawl is split into, so that several processes work it (JOB_SHARES). */
     shares: number;
     /** After how long a dead worker's share is taken over (REDIS_STALLED_MS). */
@@ -209,6 +211,7 @@ export function loadConfig(env: Env = process.env): Config {
       ? {
           url: env.REDIS_URL,
           workers: int(env, 'WORKERS', int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000), 0, 1000),
+          metricsPort: env.METRICS_PORT ? int(env, 'METRICS_PORT', 0, 0, 65535) : null,
           shares: int(env, 'JOB_SHARES', 2, 1, 64),
           stalledMs: int(env, 'REDIS_STALLED_MS', 30_000, 500, 600_000),
           leaseMs: int(env, 'FRONTIER_LEASE_MS', 60_000, 500, 3_600_000),

@@ -15,6 +15,7 @@ import firecrawlCrawlRoutes from './routes/firecrawl-crawl.js';
 import firecrawlPageRoutes from './routes/firecrawl-pages.js';
 import firecrawlTaskRoutes from './routes/firecrawl-tasks.js';
 import webRoutes from './routes/web.js';
+import metricsRoute from './routes/metrics.js';
 import operatorRoutes from './routes/operator.js';
 import mcpRoute from './routes/mcp.js';
 import parseRoute from './routes/parse.js';
@@ -78,6 +79,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.setErrorHandler(errorHandler);
   registerRequestLog(app);
+  // Every answer counted by its route's template (never the path as sent: bounded labels); 404s as one.
+  app.addHook('onResponse', async (req, reply) => {
+    const route = req.routeOptions.url ?? 'unmatched';
+    app.services.metrics.request(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
+  });
   registerApiKeys(app as unknown as FastifyInstance, deps.config.apiKeys);
   app.setNotFoundHandler(notFoundHandler);
 
@@ -107,6 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(firecrawlTaskRoutes);
   await app.register(mcpRoute);
   await app.register(operatorRoutes);
+  await app.register(metricsRoute);
   await app.register(webRoutes);
   // Uploads (parse): one file, as large as a fetched page may be.
   await app.register(multipart, {

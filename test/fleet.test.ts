@@ -237,6 +237,35 @@ describe(
       assert.equal(job?.attemptsMade, 1);
     });
 
+    test("a worker serves its own /metrics on METRICS_PORT (and no API); the API's status says distributed", async (t) => {
+      const fleet = await startFleet(t, { workers: 0 });
+      const metricsPort = await freePort();
+      const worker = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+        env: processEnv(fleet.redis, { METRICS_PORT: String(metricsPort) }),
+        stdio: 'ignore',
+      });
+      t.after(() => void (worker.exitCode === null && worker.kill('SIGKILL')));
+      const base = `http://127.0.0.1:${metricsPort}`;
+      let metrics = '';
+      for (let i = 0; i < 600 && !metrics.includes('pagewright_job_queue'); i++) {
+        metrics = await fetch(`${base}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
+        if (!metrics.includes('pagewright_job_queue')) await sleep(100);
+      }
+      assert.match(metrics, /^pagewright_content_workers\{state="threads"\} 1$/m);
+      assert.equal((await fetch(`${base}/v2/crawl/active`)).status, 404, 'a worker answers no API');
+      let status: Json = {};
+      for (let i = 0; i < 300 && status.workers !== 1; i++) {
+        status = json(await call(`${fleet.api}/api/v1/status`));
+        if (status.workers !== 1) await sleep(100);
+      }
+      assert.equal(status.mode, 'distributed');
+      assert.equal(status.workers, 1);
+      assert.equal(status.redis, 'ok');
+    });
+
     test('Redis unreachable at start: the process exits with a clear message', async () => {
       const port = await freePort();
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {

@@ -1,3 +1,4 @@
+import type { Metrics } from '../lib/metrics.js';
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { ServiceUnavailableError, errorFromCode } from '../errors.js';
@@ -21,6 +22,8 @@ export interface ContentPoolOptions {
   /** Pages of a document (PDF) read at most (MAX_DOCUMENT_PAGES). */
   maxDocumentPages?: number;
   log: Logger;
+  /** Task durations and aborts. */
+  metrics?: Metrics;
 }
 
 /** Where the file of the worker entry lives: .ts when running from source (tsx), .js when built. */
@@ -94,6 +97,7 @@ export class ContentPool {
   ): Promise<ContentOutputs[K]> {
     deadline.check('formatting');
     if (!this.pool) return (await runContentTask(task)) as ContentOutputs[K];
+    const started = performance.now();
     const envelope: ContentEnvelope = {
       task,
       deadlineAt: deadline.at,
@@ -102,12 +106,14 @@ export class ContentPool {
     const abort = new AbortController();
     let graceTimer: NodeJS.Timeout | undefined;
     const onDeadline = (): void => {
+      this.options.metrics?.contentAbort('deadline');
       if (Atomics.load(envelope.started, 0) === 0) {
         abort.abort(); // still queued: nobody waits for it any more
         return;
       }
       graceTimer = setTimeout(() => {
         this.stopped++;
+        this.options.metrics?.contentAbort('worker_ended');
         this.options.log.warn(
           { host: hostOf(target), task: task.kind, graceMs: this.options.graceMs },
           `content task still running ${this.options.graceMs} ms after its deadline (CONTENT_TASK_GRACE_MS): its worker was ended`,
@@ -122,7 +128,10 @@ export class ContentPool {
     this.inFlight++;
     // Settles the bookkeeping whether the caller still waits or not.
     void work.then(
-      () => this.settled(deadline, onDeadline, graceTimer),
+      () => {
+        this.options.metrics?.contentTask(task.kind, (performance.now() - started) / 1000);
+        this.settled(deadline, onDeadline, graceTimer);
+      },
       () => this.settled(deadline, onDeadline, graceTimer),
     );
     let result: ContentResult;

@@ -7,7 +7,7 @@ import { RedisBudget, RedisPoliteness } from '../jobs/redis-crawl-state.js';
 import { RedisFrontier } from '../jobs/redis-frontier.js';
 import type { Logger } from '../lib/logger.js';
 import type { CrawlSpec } from './crawl-run.js';
-import type { Fleet, SharedCrawlState } from './jobs.js';
+import type { Fleet, SharedCrawlState } from './fleet-port.js';
 
 const QUEUE = 'pagewright-jobs';
 const WORKERS = 'pw:workers';

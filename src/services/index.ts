@@ -1,3 +1,4 @@
+import { Metrics } from '../lib/metrics.js';
 import type { Config } from '../config.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
@@ -93,6 +94,8 @@ export interface Services {
   browserStats(): { active: number; max: number; launches: number } | null;
   /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */
   contentStats(): ReturnType<ContentPool['stats']>;
+  /** Prometheus metrics of this process (GET /metrics). */
+  metrics: Metrics;
   close(): Promise<void>;
 }
 
@@ -122,6 +125,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     isBlocked: deps.isBlockedAddress,
   };
   const llm = new LlmClient(guard);
+  const metrics = new Metrics();
   const http = new HttpEngine({
     allowPrivateNetworks: config.allowPrivateNetworks,
     resolver: deps.resolver ?? systemResolver,
@@ -137,6 +141,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     graceMs: config.contentTaskGraceMs,
     maxDocumentPages: config.maxDocumentPages,
     log,
+    metrics,
   });
   const provider = selectProvider(config.search, (html, base, deadline) =>
     content.searchResults(html, base, deadline),
@@ -160,6 +165,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     fetchResource,
     log,
     treeLimits: { maxDepth: config.maxHtmlDepth, maxNodes: config.maxHtmlNodes },
+    metrics,
     settings: {
       minDelayMs: config.crawlMinDelayMs,
       maxDelayMs: config.crawlMaxDelayMs,
@@ -216,6 +222,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     crawl: crawlDeps,
     guard,
     log,
+    metrics,
     shapeDocument: async (doc, sourceUrl, request, signal) => {
       if (!request.extras) return firecrawlDocument(doc, sourceUrl);
       const deadline = Deadline.after(LLM_FORMATS_TIMEOUT_MS, signal);
@@ -241,7 +248,14 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     },
   });
   pageStore = pages;
+  metrics.watch({
+    browser: () => browser?.stats() ?? null,
+    content: () => content.stats(),
+    queue: () => jobs.queueStatus(),
+    jobsRunning: async () => (await jobs.active()).length,
+  });
   return {
+    metrics,
     jobs,
     health,
     crawlDeps,

@@ -1,3 +1,4 @@
+import type { Metrics } from '../lib/metrics.js';
 import { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { toAppError } from '../errors.js';
@@ -25,6 +26,7 @@ export interface JobEngineDeps {
   tasks: Partial<Record<JobKind, TaskRunner>>;
   /** A page as a job's stored document (Firecrawl's shape, with its LLM formats written). */
   shapeDocument: DocumentShaper;
+  metrics: Metrics;
 }
 
 /**
@@ -39,7 +41,8 @@ export function createJobEngine(
   const { log } = deps;
   const common = {
     crawl: deps.crawl,
-    webhooks: new WebhookSender({ ...deps.guard, secret: config.webhookSecret, log }),
+    webhooks: new WebhookSender({ ...deps.guard, secret: config.webhookSecret, log, metrics: deps.metrics }),
+    metrics: deps.metrics,
     shapeDocument: deps.shapeDocument,
     tasks: deps.tasks,
     log,

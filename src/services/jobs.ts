@@ -11,6 +11,7 @@ import { FINAL_STATES } from '../jobs/job-store.js';
 import { MemoryJobStore } from '../jobs/memory-job-store.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
+import type { Metrics } from '../lib/metrics.js';
 import { sleep } from '../lib/sleep.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { PageExtras } from './firecrawl-page-options.js';
@@ -18,6 +19,7 @@ import type { PageStore } from '../jobs/page-store.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
+import type { Fleet } from './fleet-port.js';
 
 /** What a crawl or batch job stores as its request: enough to run it again after a crash. */
 export interface CrawlJobRequest {
@@ -31,29 +33,6 @@ export interface CrawlJobRequest {
   warning?: string;
   /** What each page asks of the server's LLM (json, summary). */
   extras?: PageExtras | null;
-}
-
-/** A crawl's state shared by every process working it. */
-export interface SharedCrawlState {
-  frontier: Frontier;
-  budget: CrawlBudget;
-  politeness: Politeness;
-  /** Pages this share fetches at once: its part of the crawl's concurrency, which holds for the whole fleet. */
-  lanes: number;
-  /** Stops this process's part (lease renewals); the state itself stays for the others. */
-  release(): void;
-}
-
-/** How jobs reach the processes that work them when there are several (services/fleet.ts). */
-export interface Fleet {
-  /** Queues a stored job for the fleet's workers. */
-  submit(job: JobRecord): Promise<void>;
-  crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState;
-  /** Worker processes seen alive in the last seconds. */
-  workersAlive(): Promise<number>;
-  /** Queued shares being worked and waiting for a worker, across the fleet. */
-  queueCounts(): Promise<{ active: number; waiting: number }>;
-  close(): Promise<void>;
 }
 
 /** Runs a job that produces one value (extract, llms.txt) from its stored request. */
@@ -82,6 +61,8 @@ export interface JobManagerDeps {
   shapeDocument: DocumentShaper;
   tasks: Partial<Record<JobKind, TaskRunner>>;
   log: Logger;
+  /** Jobs started and finished. */
+  metrics?: Metrics;
   ttlMs: number;
   /** The last scrape of each page (Firecrawl's cache, change tracking), purged after `pagesTtlMs`. */
   pages: PageStore;
@@ -196,6 +177,7 @@ export class JobManager {
       listed: true,
       total: kind === 'batch_scrape' ? request.spec.seeds.length : 0,
     });
+    this.deps.metrics?.jobStarted(kind);
     await this.dispatch(job);
     return job;
   }
@@ -259,6 +241,7 @@ export class JobManager {
     const { webhook } = request as { webhook?: WebhookTarget | null };
     if (webhook) await this.deps.webhooks.check(webhook);
     const job = await this.store.create({ id: randomUUID(), kind, request, listed: true, total: 1 });
+    this.deps.metrics?.jobStarted(kind);
     await this.dispatch(job);
     return job;
   }
@@ -276,6 +259,7 @@ export class JobManager {
     if (job.state === 'cancelled') return;
     if (FINAL_STATES.has(job.state)) throw over(job.state);
     const changed = await this.store.finish(id, 'cancelled');
+    if (changed) this.deps.metrics?.jobFinished(job.kind, 'cancelled');
     this.running.get(id)?.controller.abort();
     if (!changed) {
       const now = await this.get(id);
@@ -396,6 +380,7 @@ export class JobManager {
         // Before the write: a caller that sees the job completed must see it in the queue status too.
         if (state === 'completed') this.lastSuccess = Date.now();
         if (await this.store.finish(job.id, state, rest)) {
+          this.deps.metrics?.jobFinished(job.kind, state);
           this.notify(job, state, state === 'failed' ? { error: outcome.error } : {});
         }
         return;

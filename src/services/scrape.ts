@@ -1,8 +1,9 @@
 import { planEngine } from '../engines/plan.js';
 import { actionProblem } from '../engines/browser-actions.js';
-import type { Engine, FetchRequest } from '../engines/types.js';
-import { BadRequestError } from '../errors.js';
+import type { Engine, FetchedPage, FetchRequest } from '../engines/types.js';
+import { BadRequestError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
+import type { Metrics } from '../lib/metrics.js';
 import { checkCallerHeaders } from '../lib/request-headers.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { PageDocument } from '../schemas/page.js';
@@ -17,6 +18,8 @@ export interface ScrapeDeps {
   content: ContentPool;
   /** Bounds of the HTML tree handled. */
   treeLimits?: TreeLimits;
+  /** Pages fetched by engine and outcome, bytes fetched. */
+  metrics?: Metrics;
 }
 
 /** One page with the per-page options of SPEC 4.1 (shared by scrape and crawl). */
@@ -59,6 +62,23 @@ export function checkPageOptions(options: ScrapeOptions, browserAvailable: boole
   return { formats, headers, plan, screenshot };
 }
 
+/** Fetches a page, counted by engine and outcome (ok, or the error's code) with the bytes it brought. */
+async function fetchCounted(
+  engine: Engine,
+  request: FetchRequest,
+  deadline: Deadline,
+  metrics: Metrics | undefined,
+): Promise<FetchedPage> {
+  try {
+    const page = await engine.fetchPage(request, deadline);
+    metrics?.pageFetched(engine.name, 'ok', page.body.length);
+    return page;
+  } catch (err) {
+    metrics?.pageFetched(engine.name, toAppError(err).code, 0);
+    throw err;
+  }
+}
+
 /** Validate, choose the engine, fetch within the deadline, build the requested formats. */
 export async function fetchAndRender(
   req: PageRequest,
@@ -68,7 +88,8 @@ export async function fetchAndRender(
   const { options } = req;
   const { formats, headers, plan, screenshot } = checkPageOptions(options, deps.browser !== null);
   const render = async (engine: Engine, detectionReason: string | null): Promise<RenderedPage> => {
-    const page = await engine.fetchPage(
+    const page = await fetchCounted(
+      engine,
       {
         url: req.url,
         headers,
@@ -80,6 +101,7 @@ export async function fetchAndRender(
         screenshot,
       } as FetchRequest,
       deadline,
+      deps.metrics,
     );
     deadline.check('fetch');
     // The actions' outputs (screenshots, PDFs) need no parsing: they stay on this thread.

@@ -1,3 +1,4 @@
+import type { Metrics } from '../lib/metrics.js';
 import { createHmac, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
@@ -23,6 +24,8 @@ export interface WebhookOptions extends GuardOptions {
   /** Waits before the 2nd, 3rd... attempts, ms (then the delivery is dropped with a log line). */
   retryDelaysMs?: number[];
   attemptTimeoutMs?: number;
+  /** Deliveries made and dropped. */
+  metrics?: Metrics;
 }
 
 /** `page` deliveries waiting per job at most; `started`, `completed` and `failed` are never dropped. */
@@ -119,13 +122,17 @@ export class WebhookSender {
           ]),
         });
         await res.body.dump();
-        if (res.statusCode >= 200 && res.statusCode < 300) return;
+        if (res.statusCode >= 200 && res.statusCode < 300) {
+          this.options.metrics?.webhook('delivered');
+          return;
+        }
         reason = `HTTP ${res.statusCode}`;
       } catch (err) {
         reason = err instanceof Error ? err.message : String(err);
       }
       this.options.log.debug({ jobId, event, attempt: attempt + 1, reason }, 'webhook attempt failed');
     }
+    this.options.metrics?.webhook('failed');
     this.options.log.warn({ jobId, event, reason }, 'webhook delivery dropped after retries');
   }
 
