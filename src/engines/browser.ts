@@ -1,11 +1,13 @@
 import { existsSync } from 'node:fs';
-import type { Browser, BrowserContext, BrowserContextOptions, Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import { assertTargetAllowed, isBlockedAddress } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
+import { isAdHost } from './ad-hosts.js';
 import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
+import { GuardedProxy } from './browser-proxy.js';
 import type { BrowserAction } from './browser-actions.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
 import { mobileUserAgent } from './user-agent.js';
@@ -22,6 +24,8 @@ export interface BrowserRequest extends FetchRequest {
   waitForSelector?: string;
   actions?: BrowserAction[];
   screenshot?: { type: 'png' | 'jpeg'; fullPage: boolean };
+  /** Refuse requests to ad and tracker hosts (default true). */
+  blockAds?: boolean;
 }
 
 /** A phone's screen and browser (a recent iPhone's as Chromium's device list describes it). */
@@ -75,22 +79,33 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--mute-audio',
+  // WebRTC would open UDP flows around the proxy: only proxied (TCP) connections are allowed.
+  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 /**
  * Headless Chromium (Debian's, or CHROMIUM_PATH) through playwright-core. Launched once, lazily; each
  * request gets a fresh context (no cookies shared between callers) from a pool of `maxPages`. Every
- * request the page makes passes the SSRF guard. When a request's deadline expires the caller gets its
- * answer at once, while the page is closed in the background and keeps its pool slot until it is.
+ * request the page makes, subresources, iframes and WebSockets included, leaves through a guarded proxy in
+ * this process (browser-proxy.ts): Chromium resolves no names itself. When a request's deadline expires
+ * the caller gets its answer at once, while the page is closed in the background and keeps its pool slot
+ * until it is.
  */
 export class BrowserEngine implements Engine {
   readonly name = 'browser' as const;
   private browser: Promise<Browser> | null = null;
   private readonly slots: Gate;
+  /** One proxy refuses ad and tracker hosts as well (blockAds), the other only what the guard refuses. */
+  private readonly proxies: { blocking: GuardedProxy; plain: GuardedProxy };
   launches = 0;
 
   constructor(private readonly options: BrowserEngineOptions) {
     this.slots = new Gate('browser page', options.maxPages, Number.POSITIVE_INFINITY);
+    this.proxies = {
+      blocking: new GuardedProxy({ ...options, refuseHost: isAdHost }),
+      plain: new GuardedProxy(options),
+    };
   }
 
   static available(executablePath: string): boolean {
@@ -104,9 +119,11 @@ export class BrowserEngine implements Engine {
 
   fetchPage(req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
     const locale = localeOf(req.headers);
-    const work = this.withSlot(deadline, (context) => this.load(context, req, deadline), {
+    const proxy = req.blockAds === false ? this.proxies.plain : this.proxies.blocking;
+    const work = this.withSlot(deadline, proxy, (context) => this.load(context, proxy, req, deadline), {
       ...(req.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.options.userAgent) } : {}),
       ...(locale ? { locale } : {}),
+      ...(req.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
     });
     return deadline.race(work, 'the browser render').catch((err: unknown) => {
       throw toAppError(err);
@@ -117,6 +134,7 @@ export class BrowserEngine implements Engine {
     const browser = this.browser;
     this.browser = null;
     if (browser) await (await browser.catch(() => null))?.close().catch(() => undefined);
+    await Promise.all([this.proxies.blocking.close(), this.proxies.plain.close()]);
   }
 
   private launch(): Promise<Browser> {
@@ -143,6 +161,7 @@ export class BrowserEngine implements Engine {
   /** Runs `use` with a fresh context; the slot is held until the context is closed, whatever happens. */
   private async withSlot<T>(
     deadline: Deadline,
+    proxy: GuardedProxy,
     use: (context: BrowserContext) => Promise<T>,
     emulation: BrowserContextOptions = {},
   ): Promise<T> {
@@ -159,44 +178,13 @@ export class BrowserEngine implements Engine {
         userAgent: this.options.userAgent,
         viewport: { width: 1280, height: 800 },
         serviceWorkers: 'block',
+        proxy: { server: await proxy.url() },
         ...emulation,
       });
-      await this.guard(context);
       return await use(context);
     } finally {
       await context?.close().catch(() => undefined);
       this.slots.leave();
-    }
-  }
-
-  /** Every request of the page (navigations, redirects, subresources, XHR/fetch, iframes, WebSockets). */
-  private async guard(context: BrowserContext): Promise<void> {
-    await context.route('**/*', (route) => this.checkRoute(route));
-    await context.routeWebSocket(/.*/, async (ws) => {
-      if (await this.allowed(ws.url())) ws.connectToServer();
-      else await ws.close({ code: 1008, reason: 'blocked by the SSRF guard' });
-    });
-  }
-
-  /**
-   * Chromium follows redirects without asking the route again, so requests are made from Node with
-   * redirects off: a 3xx goes back to the page only when its Location passes the guard too, and the
-   * browser's next request comes through here again.
-   */
-  private async checkRoute(route: Route): Promise<void> {
-    const url = route.request().url();
-    if (/^(?:data|blob|about):/.test(url)) return route.continue();
-    if (this.options.allowPrivateNetworks) return route.continue();
-    if (!(await this.allowed(url))) return route.abort('blockedbyclient');
-    try {
-      const response = await route.fetch({ maxRedirects: 0, timeout: 30_000 });
-      const location = response.headers()['location'];
-      if (response.status() >= 300 && response.status() < 400 && location) {
-        if (!(await this.allowed(new URL(location, url).href))) return route.abort('blockedbyclient');
-      }
-      return route.fulfill({ response });
-    } catch {
-      return route.abort('failed').catch(() => undefined);
     }
   }
 
@@ -220,20 +208,37 @@ export class BrowserEngine implements Engine {
     }
   }
 
-  private async load(context: BrowserContext, req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
+  private async load(
+    context: BrowserContext,
+    proxy: GuardedProxy,
+    req: BrowserRequest,
+    deadline: Deadline,
+  ): Promise<FetchedPage> {
     if (!(await this.allowed(req.url.href))) {
       assertTargetAllowed(req.url, this.options);
       throw new TargetBlockedError(`Refused to fetch ${req.url.host}: private or reserved address`);
     }
-    if (Object.keys(req.headers).length > 0) await context.setExtraHTTPHeaders(req.headers);
+    await sendHeaders(context, req);
     const page = await context.newPage();
     page.setDefaultTimeout(Math.max(1, deadline.remainingMs()));
     const redirects: string[] = [];
+    let failedNavigation: string | null = null;
     page.on('request', (r) => {
       if (r.isNavigationRequest() && r.frame() === page.mainFrame() && r.redirectedFrom()) {
         redirects.push(r.redirectedFrom()!.url());
       }
     });
+    page.on('requestfailed', (r) => {
+      if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url();
+    });
+    /** The proxy's reason when the page's own navigation (a redirect hop included) was refused. */
+    const refusal = (url: string | null): string | undefined => {
+      try {
+        return url ? proxy.refusalFor(new URL(url).hostname.replace(/^\[|\]$/g, '')) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
     let response;
     try {
       response = await page.goto(req.url.href, {
@@ -243,12 +248,13 @@ export class BrowserEngine implements Engine {
     } catch (err) {
       if (deadline.expired) throw deadline.timeoutError('the browser render');
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-      if (/ERR_BLOCKED_BY_CLIENT/.test(message)) {
-        throw new TargetBlockedError(
-          `Refused: ${req.url.host} or a redirect of it points at a private address`,
-        );
-      }
+      const refused = refusal(failedNavigation ?? req.url.href);
+      if (refused) throw new TargetBlockedError(`Refused: ${refused}`);
       throw new TargetUnreachableError(`Browser could not load ${req.url.host}: ${message}`);
+    }
+    // A plain-HTTP hop the proxy refused comes back as its 403, marked.
+    if (response && (await response.headerValue('x-pagewright-refused'))) {
+      throw new TargetBlockedError(`Refused: ${refusal(response.url()) ?? 'private or reserved address'}`);
     }
     await settle(page, deadline);
     if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, deadline.remainingMs()));
@@ -295,6 +301,28 @@ export class BrowserEngine implements Engine {
       ...(producesOutput(req.actions) ? { actions: outputs } : {}),
     };
   }
+}
+
+/**
+ * The request's headers for the page. A Cookie header becomes cookies of the target's host, so it goes to
+ * the site asked for and never to the third parties the page calls; the other headers go with every request.
+ */
+async function sendHeaders(context: BrowserContext, req: BrowserRequest): Promise<void> {
+  const entries = Object.entries(req.headers);
+  const cookie = entries.find(([name]) => name.toLowerCase() === 'cookie')?.[1];
+  const others = Object.fromEntries(entries.filter(([name]) => name.toLowerCase() !== 'cookie'));
+  if (Object.keys(others).length > 0) await context.setExtraHTTPHeaders(others);
+  if (!cookie) return;
+  const cookies = cookie
+    .split(';')
+    .map((pair) => pair.trim())
+    .filter((pair) => pair.includes('='))
+    .map((pair) => {
+      const at = pair.indexOf('=');
+      return { name: pair.slice(0, at).trim(), value: pair.slice(at + 1).trim(), url: req.url.origin };
+    })
+    .filter((c) => c.name !== '');
+  if (cookies.length > 0) await context.addCookies(cookies);
 }
 
 function withoutEncoding(headers: Record<string, string>): Record<string, string> {

@@ -62,6 +62,12 @@ export const ScrapeOptionFields = {
     Type.String({ minLength: 1, maxLength: 1000, description: 'CSS selector to wait for; browser only.' }),
   ),
   removeBase64Images: Type.Optional(Type.Boolean({ default: true })),
+  blockAds: Type.Optional(
+    Type.Boolean({
+      default: true,
+      description: 'Browser engine: refuse requests to ad and tracker hosts (a list of the main networks).',
+    }),
+  ),
   maxDocumentPages: Type.Optional(
     Type.Integer({
       minimum: 1,

@@ -20,7 +20,6 @@ import type { WebhookTarget } from './webhooks.js';
 export function noEffectFields(body: Record<string, unknown>, prefix = ''): string[] {
   const o = body as FcScrapeOptions & { deduplicateSimilarURLs?: boolean };
   const named: [string, boolean][] = [
-    ['blockAds', o.blockAds === true],
     ['maxAge', (o.maxAge ?? 0) > 0],
     ['minAge', (o.minAge ?? 0) > 0],
     ['fastMode', o.fastMode === true],

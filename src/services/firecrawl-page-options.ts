@@ -281,6 +281,7 @@ export function scrapeOptionsOf(
     timeout: o.timeout,
     skipTlsVerification: o.skipTlsVerification,
     removeBase64Images: o.removeBase64Images,
+    blockAds: o.blockAds,
     maxDocumentPages: documentPagesOf(o, prefix),
   };
   for (const key of Object.keys(page) as (keyof ScrapeOptions)[])

@@ -95,6 +95,7 @@ export async function fetchAndRender(
         headers,
         skipTlsVerification: options.skipTlsVerification ?? false,
         mobile: options.mobile ?? false,
+        blockAds: options.blockAds ?? true,
         waitFor: options.waitFor,
         waitForSelector: options.waitForSelector,
         actions: options.actions,
