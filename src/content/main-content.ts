@@ -3,6 +3,7 @@ import { BLOCK_ELEMENTS } from './elements.js';
 import { bodyOf, findFirst, isTag, textOf } from './parse.js';
 import { visibleLength } from './page-signals.js';
 import { isInvisible } from './visibility.js';
+import { SHADOW_HOST_ATTRIBUTE } from './shadow-roots.js';
 
 /** The article part of a page: the subtrees to render and the boilerplate inside them to leave out. */
 export interface MainContent {
@@ -88,7 +89,10 @@ function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
       total.text += sub.text;
       total.commas += sub.commas;
       total.linkText += linkText;
-      if (!BLOCK_ELEMENTS.has(child.name)) {
+      // A shadow host holding blocks is a component laid out as a block, not a run of inline text.
+      const block =
+        BLOCK_ELEMENTS.has(child.name) || (SHADOW_HOST_ATTRIBUTE in child.attribs && sub.ownText < sub.text);
+      if (!block) {
         total.ownText += sub.text;
         total.ownCommas += sub.commas;
         total.ownLinkText += linkText;
@@ -104,7 +108,12 @@ function linkDensity(stats: Stats | undefined): number {
 }
 
 /** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number, strict = false): boolean {
+function isBoilerplate(
+  el: Element,
+  stats: Map<Element, Stats>,
+  page: { text: number },
+  strict = false,
+): boolean {
   const s = stats.get(el);
   const text = s?.text ?? 0;
   const names = classAndId(el);
@@ -116,7 +125,7 @@ function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number
       return true;
   }
   // Whatever its tag or class, an element holding most of the page's text is a page wrapper.
-  if (text > pageText * 0.5) return false;
+  if (text > page.text * 0.5) return false;
   if (BOILERPLATE_TAGS.has(el.name)) return true;
   const role = el.attribs.role;
   if (role && BOILERPLATE_ROLES.has(role)) return true;
@@ -150,11 +159,12 @@ export function pickMainContent(doc: Document): MainContent | null {
     if (!scores.has(el)) scores.set(el, classWeight(el) + tagBase(el));
     scores.set(el, scores.get(el)! + amount);
   };
+  const page = { text: bodyStats.text };
   const visit = (node: AnyNode, insideBoilerplate: boolean): void => {
     if (!('children' in node)) return;
     for (const child of node.children) {
       if (!isTag(child) || isInvisible(child)) continue;
-      const boiler = insideBoilerplate || isBoilerplate(child, stats, bodyStats.text);
+      const boiler = insideBoilerplate || isBoilerplate(child, stats, page);
       if (!boiler) scoreParagraph(child, stats, addScore);
       visit(child, boiler);
     }
@@ -180,7 +190,7 @@ export function pickMainContent(doc: Document): MainContent | null {
   const headline = titleHeading(doc, roots);
   return {
     roots,
-    skip: (el) => el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true)),
+    skip: (el) => el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, page, true)),
   };
 }
 

@@ -2,6 +2,7 @@ import { Parser } from 'htmlparser2';
 import type { AnyNode, Document, Element } from 'domhandler';
 import { DomHandler, isTag } from 'domhandler';
 import { UnsupportedContentError } from '../errors.js';
+import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -25,6 +26,8 @@ export const DEFAULT_TREE_LIMITS: TreeLimits = { maxDepth: 512, maxNodes: 1_000_
  */
 class BoundedDomHandler extends DomHandler {
   private nodes = 0;
+  /** Declarative shadow roots, in document order, rendered in place once the tree is built. */
+  readonly shadowRoots: Element[] = [];
 
   constructor(private readonly limits: TreeLimits) {
     super(undefined, { withStartIndices: false, withEndIndices: false });
@@ -39,6 +42,8 @@ class BoundedDomHandler extends DomHandler {
       );
     }
     super.onopentag(name, attribs);
+    if (isShadowTemplate(name, attribs))
+      this.shadowRoots.push(this.tagStack[this.tagStack.length - 1] as Element);
   }
 
   override ontext(data: string): void {
@@ -61,12 +66,14 @@ class BoundedDomHandler extends DomHandler {
 }
 
 /**
- * Parses a page once; every other content step reads this tree and none mutates it. Throws
+ * Parses a page once; every other content step reads this tree and none mutates it. Declarative shadow
+ * roots are rendered in place as part of building the tree, as a browser does. Throws
  * UnsupportedContentError naming the limit as soon as the page passes one.
  */
 export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Document {
   const handler = new BoundedDomHandler(limits);
   new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(html);
+  for (const template of handler.shadowRoots) flattenShadowRoot(template);
   return handler.root;
 }
 

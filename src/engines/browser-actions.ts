@@ -4,7 +4,8 @@ import type { Deadline } from '../lib/deadline.js';
 /**
  * SPEC 2.7 actions (click, type, wait, waitForSelector, scroll) and Firecrawl's (write, press, screenshot,
  * scrape, executeJavascript, pdf). Scroll takes `direction` (down by default) and `amount` px, or a `selector`
- * to bring into view; click with `all` clicks every match.
+ * to bring into view; down with no amount scrolls until the page stops growing. Click with `all` clicks every
+ * match.
  */
 export interface BrowserAction {
   type:
@@ -91,6 +92,31 @@ function returned(value: unknown): { type: string; value: unknown } {
 const asExpression = (script: string): string =>
   /(^|[;{}\s])return\b/.test(script) ? `(async () => {\n${script}\n})()` : script;
 
+/** Bounds of scrolling until the page stops growing: steps, time, and how long one step waits for growth. */
+const SCROLL_MAX_STEPS = 50;
+const SCROLL_MAX_MS = 15_000;
+const SCROLL_GROWTH_WAIT_MS = 1000;
+
+/**
+ * Scrolls to the bottom again and again while the page grows (infinite feeds, lazy images), and stops when a
+ * step brings no growth within a second, after 50 steps or 15 s, or at the deadline.
+ */
+async function scrollUntilStable(page: Page, deadline: Deadline): Promise<void> {
+  const until = Date.now() + Math.min(SCROLL_MAX_MS, deadline.remainingMs() - 250);
+  const height = (): Promise<number> => page.evaluate(() => document.documentElement.scrollHeight);
+  for (let step = 0; step < SCROLL_MAX_STEPS && Date.now() < until; step++) {
+    const before = await height();
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    let grown = false;
+    const wait = Math.min(until, Date.now() + SCROLL_GROWTH_WAIT_MS);
+    while (!grown && Date.now() < wait) {
+      await page.waitForTimeout(100);
+      grown = (await height()) > before;
+    }
+    if (!grown) return;
+  }
+}
+
 export async function runAction(
   page: Page,
   action: BrowserAction,
@@ -127,6 +153,9 @@ export async function runAction(
     case 'scroll':
       if (action.selector) {
         await page.locator(action.selector).first().scrollIntoViewIfNeeded({ timeout });
+      } else if (action.amount === undefined && action.direction !== 'up') {
+        await scrollUntilStable(page, deadline);
+        break;
       } else {
         const sign = action.direction === 'up' ? -1 : 1;
         await page.mouse.wheel(0, sign * (action.amount ?? 800));

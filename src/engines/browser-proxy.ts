@@ -117,7 +117,9 @@ export class GuardedProxy {
     upstream.once('error', (err) => {
       if (err instanceof TargetBlockedError) this.refuse(host, err.message);
       if (client.writable && upstream.bytesRead === 0 && !client.destroyed) {
-        client.end(`HTTP/1.1 ${err instanceof TargetBlockedError ? '403 Forbidden' : '502 Bad Gateway'}\r\n\r\n`);
+        client.end(
+          `HTTP/1.1 ${err instanceof TargetBlockedError ? '403 Forbidden' : '502 Bad Gateway'}\r\n\r\n`,
+        );
       } else client.destroy();
     });
     client.once('close', () => upstream.destroy());

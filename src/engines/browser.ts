@@ -8,6 +8,8 @@ import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { isAdHost } from './ad-hosts.js';
 import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
 import { GuardedProxy } from './browser-proxy.js';
+import { captureHtml } from './browser-capture.js';
+import { removeConsentWalls } from './browser-consent.js';
 import type { BrowserAction } from './browser-actions.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
 import { mobileUserAgent } from './user-agent.js';
@@ -16,6 +18,8 @@ export interface BrowserEngineOptions extends GuardOptions {
   executablePath: string;
   maxPages: number;
   userAgent: string;
+  /** Longest page HTML captured with shadow roots and frames inlined (MAX_RESPONSE_BYTES). */
+  maxHtmlChars: number;
 }
 
 /** What a browser fetch may do beyond loading the page. */
@@ -26,6 +30,8 @@ export interface BrowserRequest extends FetchRequest {
   screenshot?: { type: 'png' | 'jpeg'; fullPage: boolean };
   /** Refuse requests to ad and tracker hosts (default true). */
   blockAds?: boolean;
+  /** Inline iframe documents where they stand (default true; off when the request excludes `iframe`). */
+  inlineIframes?: boolean;
 }
 
 /** A phone's screen and browser (a recent iPhone's as Chromium's device list describes it). */
@@ -277,7 +283,11 @@ export class BrowserEngine implements Engine {
         throw new ActionFailedError(`actions[${index}] (${action.type}) failed: ${message}`);
       }
     }
-    const html = await page.content();
+    await removeConsentWalls(page);
+    const html = await captureHtml(page, {
+      iframes: req.inlineIframes !== false,
+      maxChars: this.options.maxHtmlChars,
+    });
     const shot = req.screenshot;
     const screenshot = shot
       ? `data:image/${shot.type};base64,${(

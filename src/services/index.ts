@@ -156,6 +156,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
         executablePath: config.chromiumPath,
         maxPages: config.browserMaxPages,
         userAgent: config.userAgent,
+        maxHtmlChars: config.maxResponseBytes,
       })
     : null;
   const crawlDeps: CrawlDeps = {

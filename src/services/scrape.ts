@@ -96,6 +96,7 @@ export async function fetchAndRender(
         skipTlsVerification: options.skipTlsVerification ?? false,
         mobile: options.mobile ?? false,
         blockAds: options.blockAds ?? true,
+        inlineIframes: !(options.excludeTags ?? []).some((t) => t.toLowerCase() === 'iframe'),
         waitFor: options.waitFor,
         waitForSelector: options.waitForSelector,
         actions: options.actions,
