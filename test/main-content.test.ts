@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { docOf, site, startService } from './helpers.js';
 
@@ -55,5 +57,26 @@ describe('onlyMainContent on non-article pages', () => {
     assert.match(md, /```js\nnew Worker\(file, \{ resourceLimits/);
     assert.match(md, /- maxOldGenerationSizeMb: the main heap\n- maxYoungGenerationSizeMb/);
     assert.doesNotMatch(md, /Suggested topics|Powered by/);
+  });
+
+  test('never a fragment: chosen content holding a small share of the readable text is widened', async (t) => {
+    const rows = Array.from(
+      { length: 30 },
+      (_, i) => `<tr><td>Station ${i}</td><td>${i * 3} mm</td><td>${10 + i} °C</td></tr>`,
+    ).join('');
+    // The only paragraph-like block is a promo; the page's content is a table of short cells.
+    const html = `<html><head><title>Weather</title></head><body><header><a href="/">Weather service</a></header>
+      <div class="layout"><div class="box"><p>Subscribe to our weekly letter, with forecasts, storm warnings,
+      and the best days for a walk, sent every Monday morning.</p></div>
+      <div class="data"><h1>Rainfall today</h1><table><tr><th>Station</th><th>Rain</th><th>Temperature</th></tr>${rows}</table></div></div>
+      <footer>Contact</footer></body></html>`;
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const svc = await startService(t);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const md = docOf((await svc.post('/api/v1/scrape', { url, onlyMainContent: true })).json).markdown!;
+    assert.match(md, /\| Station 29 \| 87 mm \| 39 °C \|/);
+    assert.match(md, /# Rainfall today/);
   });
 });

@@ -84,6 +84,7 @@ test('OpenAPI scrape schema carries the defaults of SPEC 4.1', async (t) => {
     onlyMainContent: false,
     waitFor: 0,
     removeBase64Images: true,
+    blockAds: true, // beyond SPEC 4.1: the browser's ad blocking (as Firecrawl's default)
     skipTlsVerification: false,
     screenshot: false,
     screenshotFormat: 'png',
