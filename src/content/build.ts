@@ -5,6 +5,8 @@ import { toCleanHtml } from './html.js';
 import { collectImages } from './images.js';
 import { collectLinks } from './links.js';
 import { pickMainContent } from './main-content.js';
+import { detectPageKind } from './page-kind.js';
+import type { PageKind } from './page-kind.js';
 import { toMarkdown } from './markdown.js';
 import { readMetadata } from './metadata.js';
 import type { HeadMetadata } from './metadata.js';
@@ -45,6 +47,8 @@ export interface PageContent {
   excerpt: string | null;
   detectedFrameworks: string[] | null;
   contentScriptRatio: number;
+  /** What kind of page it is (page-kind.ts). */
+  pageKind: PageKind;
   emptyAppRoot: string | null;
   angularRoot: boolean;
 }
@@ -53,6 +57,7 @@ export interface PageContent {
 export function buildContent(html: string, pageUrl: URL, options: ContentOptions): PageContent {
   const doc = parseHtml(html, options.limits);
   const head = readMetadata(doc, pageUrl);
+  const pageKind = detectPageKind(doc, pageUrl);
   const body = bodyOf(doc);
   const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));
   let roots: AnyNode[] = [body];
@@ -60,7 +65,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   if (options.includeTags && options.includeTags.length > 0) {
     roots = outermost(select(options.includeTags, body, 'includeTags'));
   } else if (options.onlyMainContent) {
-    const main = pickMainContent(doc);
+    const main = pickMainContent(doc, pageKind.kind);
     if (main) {
       roots = main.roots;
       mainSkip = main.skip;
@@ -86,6 +91,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     wordCount: words,
     readingTime: readingTime(words),
     excerpt: markdownExcerpt(markdown),
+    pageKind: pageKind.kind,
     ...pageSignals(doc),
   };
 }

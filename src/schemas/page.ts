@@ -45,6 +45,22 @@ export const PageMetadata = Type.Object({
   contentScriptRatio: Type.Union([Type.Number(), Type.Null()], {
     description: 'Visible text / (visible text + inline script), 0..1; null for non-HTML responses.',
   }),
+  pageType: Type.Optional(
+    Type.Union(
+      [
+        Type.Literal('article'),
+        Type.Literal('product'),
+        Type.Literal('forum'),
+        Type.Literal('listing'),
+        Type.Literal('documentation'),
+        Type.Literal('other'),
+      ],
+      {
+        description:
+          'HTML pages: the kind of page detected (schema.org types, og:type, price and cart markup, post threads, code), which decides what onlyMainContent keeps.',
+      },
+    ),
+  ),
 });
 export type PageMetadata = Static<typeof PageMetadata>;
 

@@ -128,6 +128,7 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     excerpt: content.excerpt,
     detectedFrameworks: content.detectedFrameworks,
     contentScriptRatio: content.contentScriptRatio,
+    pageType: content.pageKind,
   };
   const document = assemble(metadata, want, {
     markdown: content.markdown,
