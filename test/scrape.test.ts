@@ -46,6 +46,7 @@ describe('POST /api/v1/scrape (http engine)', () => {
       detectedFrameworks: null,
       detectionReason: null,
       contentScriptRatio: m.contentScriptRatio,
+      pageType: 'other', // beyond SPEC 2.2: no schema.org type or og:type on this fixture
     });
     assert.ok(
       (m.wordCount as number) > 250 && (m.wordCount as number) < 500,
