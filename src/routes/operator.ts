@@ -15,7 +15,10 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: JobListReply },
       },
     },
-    async (req) => ({ success: true as const, data: await recentJobs(app.services, req.query.limit ?? 100) }),
+    async (req) => {
+      const limit = Math.min(500, Math.max(1, Number(req.query.limit ?? 100)));
+      return { success: true as const, data: await recentJobs(app.services, limit) };
+    },
   );
   app.get(
     '/api/v1/status',

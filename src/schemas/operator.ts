@@ -30,8 +30,13 @@ export const JobSummary = Type.Object({
 });
 export type JobSummary = Static<typeof JobSummary>;
 
+/** Query strings are text (types are never coerced): digits, 1..500 checked by the route. */
 export const JobListQuery = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
+  {
+    limit: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,3}$', description: 'Jobs to list, 1..500 (default 100).' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type JobListQuery = Static<typeof JobListQuery>;
