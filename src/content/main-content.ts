@@ -12,7 +12,7 @@ export interface MainContent {
   skip: (el: Element) => boolean;
 }
 
-export interface Stats {
+interface Stats {
   /** Characters of visible text (white space excluded). */
   text: number;
   /** Characters of visible text inside links. */
@@ -42,12 +42,12 @@ const PARAGRAPH_TAGS = new Set([
 
 const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
 /** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
-export const STRONG_NEGATIVE =
+const STRONG_NEGATIVE =
   /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?|most-read|mostread|most-popular|popular|trending|caption|credits?|byline|dateline|timestamp|author|published|gallery|slideshow|carousel|lightbox)([\s_-]|$)/i;
 const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'menu', 'search']);
-export const NEGATIVE =
+const NEGATIVE =
   /(^|[\s_-])(comment|comments|meta|footer|footnote-back|masthead|sidebar|sponsor|shopping|tags?|tool|widget|related|recommend|share|sharing|social|promo|advert|ads?|banner|breadcrumbs?|cookie|consent|newsletter|subscribe|signup|popup|modal|nav|navbar|navigation|menu|pagination|pager|byline-share|author-bio|outbrain|taboola|disqus|rating|print|skip)([\s_-]|$)/i;
-export const POSITIVE =
+const POSITIVE =
   /(^|[\s_-])(article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose|markdown|rich-?text)([\s_-]|$)/i;
 
 function classAndId(el: Element): string {
@@ -71,7 +71,7 @@ function countCommas(text: string): number {
 }
 
 /** Computes text statistics for every element in one bottom-up pass. */
-export function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
+function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
   const total: Stats = { text: 0, linkText: 0, commas: 0, ownText: 0, ownLinkText: 0, ownCommas: 0 };
   if (!('children' in root)) return total;
   for (const child of root.children) {
@@ -109,12 +109,7 @@ function linkDensity(stats: Stats | undefined): number {
 }
 
 /** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-function isBoilerplate(
-  el: Element,
-  stats: Map<Element, Stats>,
-  page: { text: number },
-  strict = false,
-): boolean {
+function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number, strict = false): boolean {
   const s = stats.get(el);
   const text = s?.text ?? 0;
   const names = classAndId(el);
@@ -126,7 +121,7 @@ function isBoilerplate(
       return true;
   }
   // Whatever its tag or class, an element holding most of the page's text is a page wrapper.
-  if (text > page.text * 0.5) return false;
+  if (text > pageText * 0.5) return false;
   if (BOILERPLATE_TAGS.has(el.name)) return true;
   const role = el.attribs.role;
   if (role && BOILERPLATE_ROLES.has(role)) return true;
@@ -160,12 +155,11 @@ export function pickMainContent(doc: Document, kind: PageKind = 'other'): MainCo
     if (!scores.has(el)) scores.set(el, classWeight(el) + tagBase(el));
     scores.set(el, scores.get(el)! + amount);
   };
-  const page = { text: bodyStats.text };
   const visit = (node: AnyNode, insideBoilerplate: boolean): void => {
     if (!('children' in node)) return;
     for (const child of node.children) {
       if (!isTag(child) || isInvisible(child)) continue;
-      const boiler = insideBoilerplate || isBoilerplate(child, stats, page);
+      const boiler = insideBoilerplate || isBoilerplate(child, stats, bodyStats.text);
       if (!boiler) scoreParagraph(child, stats, addScore);
       visit(child, boiler);
     }
@@ -190,13 +184,17 @@ export function pickMainContent(doc: Document, kind: PageKind = 'other'): MainCo
   const rootSet = new Set<Element>(roots);
   const headline = titleHeading(doc, roots);
   const skip = (el: Element): boolean =>
-    el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, page, true));
+    el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true));
   // Never much less than the page has to read: when the chosen part holds a small share of the text the page
   // shows outside its boilerplate, it was a fragment (one card of a listing, one post of a thread). Widen it
   // to the nearest ancestor holding enough, the body at most.
   if (!isTag(body)) return { roots, skip };
   const widenBelow = kind === 'article' ? WIDEN_ARTICLE_BELOW : WIDEN_BELOW;
-  const kept = keptTextBelow(body, (el) => el === headline || isBoilerplate(el, stats, page, true), stats);
+  const kept = keptTextBelow(
+    body,
+    (el) => el === headline || isBoilerplate(el, stats, bodyStats.text, true),
+    stats,
+  );
   const readable = kept.get(body) ?? 0;
   const chosen = roots.reduce((n, root) => n + keptTextBelow(root, skip, stats).get(root)!, 0);
   if (chosen >= readable * widenBelow) return { roots, skip };
@@ -205,7 +203,7 @@ export function pickMainContent(doc: Document, kind: PageKind = 'other'): MainCo
   while (wider !== body && (kept.get(wider) ?? 0) < readable * widenBelow);
   return {
     roots: [wider],
-    skip: (el) => el === headline || (el !== wider && isBoilerplate(el, stats, page, true)),
+    skip: (el) => el === headline || (el !== wider && isBoilerplate(el, stats, bodyStats.text, true)),
   };
 }
 

@@ -1,5 +1,5 @@
-import type { AnyNode, Document, Element } from './parse.js';
-import { allElements, isTag } from './parse.js';
+import type { Document, Element } from './parse.js';
+import { allElements, textOf } from './parse.js';
 
 /** What kind of page this is: it decides what "main content" means (see main-content.ts). */
 export type PageKind = 'article' | 'product' | 'forum' | 'listing' | 'documentation' | 'other';
@@ -43,9 +43,6 @@ function schemaTypes(scripts: Element[]): string[] {
   return types;
 }
 
-const text = (el: Element): string =>
-  el.children.map((c: AnyNode) => ('data' in c ? String(c.data) : isTag(c) ? text(c) : '')).join('');
-
 /**
  * The page's kind from what it declares and what it is made of: schema.org types in JSON-LD or microdata,
  * then Open Graph's type, then structure (price and cart markup, comment or post threads, code blocks,
@@ -83,14 +80,14 @@ export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signa
   // Posts of a thread: four or more blocks whose class is a post or reply itself (not post-title,
   // post-meta...), each with a message's worth of text.
   const post = /(^|\s)(post|message|reply|forum-post|topic-post|postbody|post-body|answer)(\s|$)/i;
-  if (has((el) => post.test(el.attribs.class ?? '') && text(el).length >= 100, 4))
+  if (has((el) => post.test(el.attribs.class ?? '') && textOf(el).length >= 100, 4))
     return { kind: 'forum', signal: 'repeated posts' };
   if (
     /(^|\/)(docs?|documentation|api|reference|manual|guide)(\/|$)/i.test(url.pathname) &&
     has((el) => el.name === 'pre', 1)
   )
     return { kind: 'documentation', signal: 'code under a documentation path' };
-  if (has((el) => el.name === 'pre' && text(el).length > 80, 3))
+  if (has((el) => el.name === 'pre' && textOf(el).length > 80, 3))
     return { kind: 'documentation', signal: 'code blocks' };
   return { kind: 'other', signal: 'no signal' };
 }

@@ -24,6 +24,9 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
+/** A URL's host as the resolver takes it: lower case, an IPv6 literal without its brackets. */
+const hostOf = (url: URL): string => url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+
 /** Refusals remembered per host, so that the engine can say why a load failed (Chromium only sees a failed tunnel). */
 const REMEMBERED_REFUSALS = 256;
 
@@ -64,9 +67,13 @@ export class GuardedProxy {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** Why the last connection to `host` was refused, if it was. */
-  refusalFor(host: string): string | undefined {
-    return this.refusals.get(host.toLowerCase());
+  /** Why the last connection to the host of `url` was refused, if it was. */
+  refusalFor(url: string): string | undefined {
+    try {
+      return this.refusals.get(hostOf(new URL(url)));
+    } catch {
+      return undefined;
+    }
   }
 
   async close(): Promise<void> {
@@ -82,8 +89,7 @@ export class GuardedProxy {
   }
 
   /** Checks made before connecting (scheme, IP literals, localhost, refused hosts); the reason, or null. */
-  private precheck(url: URL): string | null {
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  private precheck(url: URL, host: string): string | null {
     if (this.options.refuseHost?.(host)) return `${host} is an ad or tracker host (blockAds)`;
     try {
       assertTargetAllowed(url, this.options);
@@ -101,8 +107,8 @@ export class GuardedProxy {
     } catch {
       return void client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
     }
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    const refused = this.precheck(url);
+    const host = hostOf(url);
+    const refused = this.precheck(url, host);
     if (refused) {
       this.refuse(host, refused);
       return void client.end('HTTP/1.1 403 Forbidden\r\n\r\n');
@@ -133,8 +139,8 @@ export class GuardedProxy {
       return void res.writeHead(400).end();
     }
     if (url.protocol !== 'http:') return void res.writeHead(400).end();
-    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    const refused = this.precheck(url);
+    const host = hostOf(url);
+    const refused = this.precheck(url, host);
     const answerRefused = (reason: string): void => {
       this.refuse(host, reason);
       if (!res.headersSent) res.writeHead(403, { 'x-pagewright-refused': 'ssrf' }).end();

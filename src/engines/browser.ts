@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
-import { assertTargetAllowed, isBlockedAddress } from '../lib/ssrf-guard.js';
+import { assertTargetAllowed } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { isAdHost } from './ad-hosts.js';
 import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
@@ -194,36 +194,14 @@ export class BrowserEngine implements Engine {
     }
   }
 
-  private async allowed(raw: string): Promise<boolean> {
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      return false;
-    }
-    const web = url.protocol.replace(/^ws/, 'http');
-    if (web !== 'http:' && web !== 'https:') return false;
-    if (this.options.allowPrivateNetworks) return true;
-    try {
-      assertTargetAllowed(new URL(url.href.replace(/^ws/, 'http')), this.options);
-      const addresses = await this.options.resolver(url.hostname.replace(/^\[|\]$/g, ''));
-      const blocked = this.options.isBlocked ?? isBlockedAddress;
-      return addresses.length > 0 && addresses.every((a) => !blocked(a.address));
-    } catch {
-      return false;
-    }
-  }
-
   private async load(
     context: BrowserContext,
     proxy: GuardedProxy,
     req: BrowserRequest,
     deadline: Deadline,
   ): Promise<FetchedPage> {
-    if (!(await this.allowed(req.url.href))) {
-      assertTargetAllowed(req.url, this.options);
-      throw new TargetBlockedError(`Refused to fetch ${req.url.host}: private or reserved address`);
-    }
+    // Scheme, IP literals and localhost names fail here at once; a name is checked by the proxy when it connects.
+    assertTargetAllowed(req.url, this.options);
     await sendHeaders(context, req);
     const page = await context.newPage();
     page.setDefaultTimeout(Math.max(1, deadline.remainingMs()));
@@ -237,14 +215,6 @@ export class BrowserEngine implements Engine {
     page.on('requestfailed', (r) => {
       if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url();
     });
-    /** The proxy's reason when the page's own navigation (a redirect hop included) was refused. */
-    const refusal = (url: string | null): string | undefined => {
-      try {
-        return url ? proxy.refusalFor(new URL(url).hostname.replace(/^\[|\]$/g, '')) : undefined;
-      } catch {
-        return undefined;
-      }
-    };
     let response;
     try {
       response = await page.goto(req.url.href, {
@@ -254,13 +224,16 @@ export class BrowserEngine implements Engine {
     } catch (err) {
       if (deadline.expired) throw deadline.timeoutError('the browser render');
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-      const refused = refusal(failedNavigation ?? req.url.href);
+      // The proxy's reason when the page's own navigation (a redirect hop included) was refused.
+      const refused = proxy.refusalFor(failedNavigation ?? req.url.href);
       if (refused) throw new TargetBlockedError(`Refused: ${refused}`);
       throw new TargetUnreachableError(`Browser could not load ${req.url.host}: ${message}`);
     }
     // A plain-HTTP hop the proxy refused comes back as its 403, marked.
     if (response && (await response.headerValue('x-pagewright-refused'))) {
-      throw new TargetBlockedError(`Refused: ${refusal(response.url()) ?? 'private or reserved address'}`);
+      throw new TargetBlockedError(
+        `Refused: ${proxy.refusalFor(response.url()) ?? 'private or reserved address'}`,
+      );
     }
     await settle(page, deadline);
     if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, deadline.remainingMs()));

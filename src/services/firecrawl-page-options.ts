@@ -229,7 +229,6 @@ function languagesOf(o: FcScrapeOptions, prefix: string): string | undefined {
     .join(', ');
 }
 
-/** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
 /**
  * Firecrawl's `parsers`: `"pdf"` or `{type: "pdf", maxPages, mode}`; PDFs are parsed whether or not it is
  * given, so what it can change here is the page limit. Other parser types are refused.
@@ -250,6 +249,7 @@ function documentPagesOf(o: FcScrapeOptions, prefix: string): number | undefined
   return pages;
 }
 
+/** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
 export function scrapeOptionsOf(
   o: FcScrapeOptions,
   prefix: string,

@@ -29,6 +29,12 @@ export function fill(parent: Element, ...children: Child[]): void {
   );
 }
 
+/** Shows a message in a status line (a live region), as an error or not. */
+export function say(status: HTMLElement, text: string, error = false): void {
+  status.className = error ? 'status error' : 'status';
+  status.textContent = text;
+}
+
 /** Copies text to the clipboard; where the Clipboard API is refused, selects it in a text area instead. */
 export async function copyText(text: string, button: HTMLButtonElement): Promise<void> {
   const label = button.textContent;

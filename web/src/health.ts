@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { fill, h } from './dom.js';
+import { fill, h, say } from './dom.js';
 
 interface Status {
   mode: string;
@@ -11,6 +11,10 @@ interface Status {
   browser: { active: number; max: number; launches: number } | null;
   redis: string | null;
 }
+
+/** A titled panel of the health view. */
+const card = (title: string, content: Node): HTMLElement =>
+  h('section', { class: 'panel', 'aria-label': title }, h('h2', {}, title), content);
 
 const facts = (pairs: [string, string][]): HTMLDListElement =>
   h('dl', { class: 'facts' }, ...pairs.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]));
@@ -28,20 +32,16 @@ export function health(root: HTMLElement): () => void {
       status.textContent = s.problem ? `Unhealthy: ${s.problem}` : `Healthy, up ${s.uptimeSeconds} s.`;
       fill(
         cards,
-        h(
-          'section',
-          { class: 'panel', 'aria-label': 'Service' },
-          h('h2', {}, 'Service'),
+        card(
+          'Service',
           facts([
             ['Mode', s.mode],
             ['Worker processes', s.workers === null ? 'this process' : String(s.workers)],
             ['Redis', s.redis ?? 'not used (embedded)'],
           ]),
         ),
-        h(
-          'section',
-          { class: 'panel', 'aria-label': 'Job queue' },
-          h('h2', {}, 'Job queue'),
+        card(
+          'Job queue',
           facts([
             ['Running', String(s.queue.active)],
             ['Waiting', String(s.queue.waiting)],
@@ -54,10 +54,8 @@ export function health(root: HTMLElement): () => void {
             ],
           ]),
         ),
-        h(
-          'section',
-          { class: 'panel', 'aria-label': 'Content workers' },
-          h('h2', {}, 'Content workers'),
+        card(
+          'Content workers',
           facts([
             ['Threads', String(s.content.threads)],
             ['Tasks running', String(s.content.inFlight)],
@@ -65,10 +63,8 @@ export function health(root: HTMLElement): () => void {
             ['Stopped for overrunning', String(s.content.stopped)],
           ]),
         ),
-        h(
-          'section',
-          { class: 'panel', 'aria-label': 'Browser pool' },
-          h('h2', {}, 'Browser pool'),
+        card(
+          'Browser pool',
           s.browser
             ? facts([
                 ['Pages open', `${s.browser.active} of ${s.browser.max}`],
@@ -78,8 +74,7 @@ export function health(root: HTMLElement): () => void {
         ),
       );
     } catch (err) {
-      status.className = 'status error';
-      status.textContent = (err as Error).message;
+      say(status, (err as Error).message, true);
     }
     timer = window.setTimeout(() => void refresh(), 3000);
   };

@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { fill, h } from './dom.js';
+import { fill, h, say } from './dom.js';
 import { progressOf, stateBadge } from './jobs.js';
 import type { JobSummary } from './jobs.js';
 import { renderMarkdown } from './markdown.js';
@@ -48,11 +48,9 @@ export function jobDetail(root: HTMLElement, id: string): () => void {
     button.disabled = true;
     try {
       await api(job!.statusUrl, { method: 'DELETE' });
-      status.className = 'status';
-      status.textContent = 'Cancelled.';
+      say(status, 'Cancelled.');
     } catch (err) {
-      status.className = 'status error';
-      status.textContent = (err as Error).message;
+      say(status, (err as Error).message, true);
     }
     await refresh();
   }
@@ -158,8 +156,7 @@ export function jobDetail(root: HTMLElement, id: string): () => void {
         );
       }
     } catch (err) {
-      status.className = 'status error';
-      status.textContent = (err as Error).message;
+      say(status, (err as Error).message, true);
     }
     if (!stopped && job?.state === 'scraping') timer = window.setTimeout(() => void refresh(), 1000);
   }

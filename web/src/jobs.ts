@@ -1,5 +1,5 @@
 import { api } from './api.js';
-import { fill, h } from './dom.js';
+import { fill, h, say } from './dom.js';
 
 export interface JobSummary {
   id: string;
@@ -68,13 +68,11 @@ export function jobs(root: HTMLElement): () => void {
           scrapeOptions: { formats: ['markdown'], onlyMainContent: true },
         },
       });
-      status.className = 'status';
-      status.textContent = `Crawl ${reply.id} started.`;
+      say(status, `Crawl ${reply.id} started.`);
       url.value = '';
       await refresh();
     } catch (err) {
-      status.className = 'status error';
-      status.textContent = (err as Error).message;
+      say(status, (err as Error).message, true);
     } finally {
       start.disabled = false;
     }
@@ -89,8 +87,7 @@ export function jobs(root: HTMLElement): () => void {
       running = data.some((j) => j.state === 'scraping');
       fill(list, data.length === 0 ? h('p', {}, 'No jobs yet.') : table(data));
     } catch (err) {
-      status.className = 'status error';
-      status.textContent = (err as Error).message;
+      say(status, (err as Error).message, true);
     }
     // Every second while a job runs, every ten otherwise.
     if (!stopped) timer = window.setTimeout(() => void refresh(), running ? 1000 : 10_000);

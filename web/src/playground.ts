@@ -1,5 +1,5 @@
 import { api, curlOf } from './api.js';
-import { copyText, fill, h } from './dom.js';
+import { copyText, fill, h, say } from './dom.js';
 import { renderMarkdown } from './markdown.js';
 
 interface ScrapeReply {
@@ -74,8 +74,7 @@ export function playground(root: HTMLElement): () => void {
   async function run(): Promise<void> {
     const request = body();
     submit.disabled = true;
-    status.className = 'status';
-    status.textContent = 'Scraping…';
+    say(status, 'Scraping…');
     fill(result);
     try {
       const started = performance.now();
@@ -83,8 +82,7 @@ export function playground(root: HTMLElement): () => void {
       status.textContent = `Done in ${Math.round(performance.now() - started)} ms.`;
       show(reply.data, request);
     } catch (err) {
-      status.className = 'status error';
-      status.textContent = (err as Error).message;
+      say(status, (err as Error).message, true);
     } finally {
       submit.disabled = false;
     }
