@@ -169,6 +169,15 @@ describe('PDF documents', { skip }, () => {
       (await small.post('/api/v1/scrape', { url: `${base}/two.pdf`, maxDocumentPages: 5 })).json,
     );
     assert.doesNotMatch(capped.markdown ?? '', /Second page/, "the server's limit wins");
+
+    // An uploaded PDF takes the same limit.
+    const upload = new FormData();
+    upload.append('options', JSON.stringify({ maxDocumentPages: 1 }));
+    upload.append('file', new Blob([new Uint8Array(pdfs.two!)]), 'two.pdf');
+    const parsed = await fetch(`${svc.url}/api/v1/parse`, { method: 'POST', body: upload });
+    const parsedDoc = docOf(await parsed.json());
+    assert.match(parsedDoc.markdown ?? '', /# First page/);
+    assert.doesNotMatch(parsedDoc.markdown ?? '', /Second page/);
   });
 });
 

@@ -21,6 +21,7 @@ const UploadOptions = Type.Object(
     onlyMainContent: ParseBody.properties.onlyMainContent,
     includeTags: ParseBody.properties.includeTags,
     excludeTags: ParseBody.properties.excludeTags,
+    maxDocumentPages: ParseBody.properties.maxDocumentPages,
     timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 300000, default: 30000 })),
   },
   { additionalProperties: false },

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { Formats } from './common.js';
+import { ScrapeOptionFields } from './scrape.js';
 
 /** A file given by its bytes (the CLI reads it; an agent sends it base64), converted like a fetched page. */
 export const ParseBody = Type.Object(
@@ -21,6 +22,7 @@ export const ParseBody = Type.Object(
     onlyMainContent: Type.Optional(Type.Boolean({ default: false })),
     includeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
     excludeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
+    maxDocumentPages: ScrapeOptionFields.maxDocumentPages,
   },
   { additionalProperties: false },
 );

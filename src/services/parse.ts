@@ -28,7 +28,10 @@ export interface UploadedFile {
 }
 
 /** What a parse may ask for: the page formats and selection, as a scrape. */
-export type ParseOptions = Pick<ParseBody, 'formats' | 'onlyMainContent' | 'includeTags' | 'excludeTags'>;
+export type ParseOptions = Pick<
+  ParseBody,
+  'formats' | 'onlyMainContent' | 'includeTags' | 'excludeTags' | 'maxDocumentPages'
+>;
 
 /**
  * A file's bytes through the page pipeline (the same content workers, formats and main content as a fetched
@@ -62,6 +65,7 @@ export async function parseFile(
       includeTags: options.includeTags,
       excludeTags: options.excludeTags,
       detectionReason: null,
+      maxDocumentPages: options.maxDocumentPages,
     },
     deadline,
   );
