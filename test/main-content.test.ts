@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { docOf, site, startService } from './helpers.js';
 
@@ -59,6 +60,14 @@ describe('onlyMainContent on non-article pages', () => {
     assert.doesNotMatch(md, /Suggested topics|Powered by/);
   });
 
+  /** Serves one HTML page on loopback; answers its URL. */
+  const servePage = async (t: TestContext, html: string): Promise<string> => {
+    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  };
+
   test('never a fragment: chosen content holding a small share of the readable text is widened', async (t) => {
     const rows = Array.from(
       { length: 30 },
@@ -70,13 +79,42 @@ describe('onlyMainContent on non-article pages', () => {
       and the best days for a walk, sent every Monday morning.</p></div>
       <div class="data"><h1>Rainfall today</h1><table><tr><th>Station</th><th>Rain</th><th>Temperature</th></tr>${rows}</table></div></div>
       <footer>Contact</footer></body></html>`;
-    const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = await servePage(t, html);
     const svc = await startService(t);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     const md = docOf((await svc.post('/api/v1/scrape', { url, onlyMainContent: true })).json).markdown!;
     assert.match(md, /\| Station 29 \| 87 mm \| 39 °C \|/);
     assert.match(md, /# Rainfall today/);
+  });
+
+  test('a script app whose page is in <noscript> reads that page; a JavaScript notice stays out', async (t) => {
+    const posts = Array.from(
+      { length: 4 },
+      (_, i) => `<div class="post"><span class="author">user${i}</span>
+        <p>Reply number ${i}: restarting the worker after the upgrade fixed the timeouts, but only once the
+        cache was cleared as well, which the release notes do not mention anywhere.</p></div>`,
+    ).join('');
+    const app = `<html><head><title>Upgrade broke timeouts</title></head><body>
+      <noscript><p>Please enable JavaScript to use this site.</p></noscript>
+      <div id="app"></div><script>boot()</script>
+      <noscript><header><a href="/">Community</a></header><main><h1>Upgrade broke timeouts</h1>${posts}</main></noscript>
+      </body></html>`;
+    const svc = await startService(t);
+    const url = await servePage(t, app);
+    for (const onlyMainContent of [true, false]) {
+      const md = docOf((await svc.post('/api/v1/scrape', { url, onlyMainContent })).json).markdown!;
+      for (let i = 0; i < 4; i++) assert.match(md, new RegExp(`Reply number ${i}: restarting the worker`));
+      assert.doesNotMatch(md, /enable JavaScript/);
+    }
+    // A page that shows its content keeps its <noscript> fallback out.
+    const shown = await servePage(
+      t,
+      `<html><body><article><h1>Shown</h1><p>${'The page renders its own text. '.repeat(20)}</p></article>
+      <noscript><p>${'A fallback copy of the page for readers without scripts. '.repeat(5)}</p></noscript></body></html>`,
+    );
+    const md = docOf(
+      (await svc.post('/api/v1/scrape', { url: shown, onlyMainContent: true })).json,
+    ).markdown!;
+    assert.match(md, /renders its own text/);
+    assert.doesNotMatch(md, /fallback copy/);
   });
 });

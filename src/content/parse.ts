@@ -3,6 +3,7 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { DomHandler, isTag } from 'domhandler';
 import { UnsupportedContentError } from '../errors.js';
 import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
+import { revealNoscriptPage } from './noscript-page.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -28,6 +29,8 @@ class BoundedDomHandler extends DomHandler {
   private nodes = 0;
   /** Declarative shadow roots, in document order, rendered in place once the tree is built. */
   readonly shadowRoots: Element[] = [];
+  /** `<noscript>` elements, one of which may be the page (noscript-page.ts). */
+  readonly noscripts: Element[] = [];
 
   constructor(private readonly limits: TreeLimits) {
     super(undefined, { withStartIndices: false, withEndIndices: false });
@@ -44,6 +47,7 @@ class BoundedDomHandler extends DomHandler {
     super.onopentag(name, attribs);
     if (isShadowTemplate(name, attribs))
       this.shadowRoots.push(this.tagStack[this.tagStack.length - 1] as Element);
+    else if (name === 'noscript') this.noscripts.push(this.tagStack[this.tagStack.length - 1] as Element);
   }
 
   override ontext(data: string): void {
@@ -74,6 +78,7 @@ export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS
   const handler = new BoundedDomHandler(limits);
   new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(html);
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
+  revealNoscriptPage(handler.root, handler.noscripts);
   return handler.root;
 }
 
