@@ -1,370 +1,105 @@
-import type { AnyNode, Document, Element } from './parse.js';
+import type { Document, Element } from './parse.js';
+import { bodyOf, isTag } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
-import { bodyOf, findFirst, isTag, textOf } from './parse.js';
-import { visibleLength } from './page-signals.js';
-import { isInvisible } from './visibility.js';
-import { SHADOW_HOST_ATTRIBUTE } from './shadow-roots.js';
+import type { Stats } from './block-stats.js';
+import { measure } from './block-stats.js';
+import { FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
+import type { Blocks, RuleChoice } from './block-features.js';
+import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
+import { checkModel, predict } from './block-model.js';
+import type { MainContentModel } from './block-model.js';
+import { MAIN_CONTENT_MODEL } from './block-model-weights.js';
+import { ruleMainContent } from './main-content-rules.js';
+import type { MainContent } from './main-content-rules.js';
 import type { PageKind } from './page-kind.js';
 
-/** The article part of a page: the subtrees to render and the boilerplate inside them to leave out. */
-export interface MainContent {
-  roots: Element[];
-  skip: (el: Element) => boolean;
+export type { MainContent };
+
+const MODEL: MainContentModel = {
+  blocks: checkModel(MAIN_CONTENT_MODEL.blocks, FEATURE_NAMES),
+  context: checkModel(MAIN_CONTENT_MODEL.context, CONTEXT_FEATURES),
+  keep: MAIN_CONTENT_MODEL.keep,
+};
+
+/** Each block's probability of being main content: the block stage, then the context stage over it. */
+export function blockProbabilities(model: MainContentModel, blocks: Blocks): Float32Array {
+  const first = predict(model.blocks, blocks.features);
+  return predict(model.context, contextFeatures(blocks.features, containersOf(blocks.elements), first));
 }
 
-interface Stats {
-  /** Characters of visible text (white space excluded). */
-  text: number;
-  /** Characters of visible text inside links. */
-  linkText: number;
-  commas: number;
-  /** Text of this element's own phrasing content: direct text nodes and inline children. */
-  ownText: number;
-  ownLinkText: number;
-  ownCommas: number;
+/** What main-content detection reads of a page: its text statistics, the rules' choice and the blocks. */
+export interface PageAnalysis {
+  body: Element;
+  stats: Map<Element, Stats>;
+  rules: MainContent | null;
+  blocks: Blocks;
 }
 
-/** Tags that are a paragraph themselves; loose text in any other element is a paragraph inside it. */
-const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
-const PARAGRAPH_TAGS = new Set([
-  'p',
-  'pre',
-  'td',
-  'blockquote',
-  'li',
-  'dd',
-  'dt',
-  'figcaption',
-  'h2',
-  'h3',
-  'h4',
-]);
-
-const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
-/** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
-const STRONG_NEGATIVE =
-  /(^|[\s_-])(comments?|comment-list|commentlist|disqus|respond|replies|related|recommended|share|sharing|social|newsletter|subscribe|cookie|consent|sidebar|outbrain|taboola|advert|breadcrumbs?|most-read|mostread|most-popular|popular|trending|caption|credits?|byline|dateline|timestamp|author|published|gallery|slideshow|carousel|lightbox)([\s_-]|$)/i;
-const BOILERPLATE_ROLES = new Set(['navigation', 'complementary', 'contentinfo', 'banner', 'menu', 'search']);
-const NEGATIVE =
-  /(^|[\s_-])(comment|comments|meta|footer|footnote-back|masthead|sidebar|sponsor|shopping|tags?|tool|widget|related|recommend|share|sharing|social|promo|advert|ads?|banner|breadcrumbs?|cookie|consent|newsletter|subscribe|signup|popup|modal|nav|navbar|navigation|menu|pagination|pager|byline-share|author-bio|outbrain|taboola|disqus|rating|print|skip)([\s_-]|$)/i;
-const POSITIVE =
-  /(^|[\s_-])(article|body|content|entry|hentry|h-entry|main|page|post|text|blog|story|prose|markdown|rich-?text)([\s_-]|$)/i;
-
-function classAndId(el: Element): string {
-  return `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
-}
-
-function classWeight(el: Element): number {
-  const names = classAndId(el);
-  let weight = 0;
-  if (NEGATIVE.test(names)) weight -= 15;
-  if (POSITIVE.test(names)) weight += 15;
-  if (el.name === 'article' || el.name === 'main' || el.attribs.itemprop === 'articleBody') weight += 20;
-  return weight;
-}
-
-function countCommas(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf(','); i !== -1; i = text.indexOf(',', i + 1)) n++;
-  for (let i = text.indexOf('，'); i !== -1; i = text.indexOf('，', i + 1)) n++;
-  return n;
-}
-
-/** Computes text statistics for every element in one bottom-up pass. */
-function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
-  const total: Stats = { text: 0, linkText: 0, commas: 0, ownText: 0, ownLinkText: 0, ownCommas: 0 };
-  if (!('children' in root)) return total;
-  for (const child of root.children) {
-    if (child.type === 'text') {
-      const length = visibleLength(child.data);
-      if (length === 0) continue;
-      const commas = countCommas(child.data);
-      total.text += length;
-      total.ownText += length;
-      total.commas += commas;
-      total.ownCommas += commas;
-    } else if (isTag(child)) {
-      if (isInvisible(child)) continue;
-      const sub = measure(child, stats);
-      const linkText = child.name === 'a' ? sub.text : sub.linkText;
-      total.text += sub.text;
-      total.commas += sub.commas;
-      total.linkText += linkText;
-      // A shadow host holding blocks is a component laid out as a block, not a run of inline text.
-      const block =
-        BLOCK_ELEMENTS.has(child.name) || (SHADOW_HOST_ATTRIBUTE in child.attribs && sub.ownText < sub.text);
-      if (!block) {
-        total.ownText += sub.text;
-        total.ownCommas += sub.commas;
-        total.ownLinkText += linkText;
-      }
-    }
-  }
-  if (isTag(root)) stats.set(root, total);
-  return total;
-}
-
-function linkDensity(stats: Stats | undefined): number {
-  return stats && stats.text > 0 ? stats.linkText / stats.text : 0;
-}
-
-/** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-function isBoilerplate(el: Element, stats: Map<Element, Stats>, pageText: number, strict = false): boolean {
-  const s = stats.get(el);
-  const text = s?.text ?? 0;
-  const names = classAndId(el);
-  if (strict) {
-    if (STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
-    if (el.name === 'figcaption') return true;
-    // A short block that is nothing but a link: "Read more", "Related: ...", promo lines.
-    if (text > 0 && text < 200 && (s?.linkText ?? 0) / text > 0.75 && (el.name === 'p' || el.name === 'li'))
-      return true;
-  }
-  // Whatever its tag or class, an element holding most of the page's text is a page wrapper.
-  if (text > pageText * 0.5) return false;
-  if (BOILERPLATE_TAGS.has(el.name)) return true;
-  const role = el.attribs.role;
-  if (role && BOILERPLATE_ROLES.has(role)) return true;
-  const density = linkDensity(s);
-  // Whole pages are often wrapped in a <form> (ASP.NET); only small or link-heavy forms are boilerplate.
-  if (el.name === 'form') return text < 500 || density > 0.5;
-  if (NEGATIVE.test(names) && !POSITIVE.test(names)) {
-    return (s?.text ?? 0) < 1000 || density > 0.3;
-  }
-  if (el.name === 'ul' || el.name === 'ol' || el.name === 'div' || el.name === 'section') {
-    // A link farm: mostly links and little running text besides them.
-    const plain = (s?.text ?? 0) - (s?.linkText ?? 0);
-    return density > 0.6 && plain < 200;
-  }
-  return false;
-}
-
-/**
- * Readability-style main-content detection over the shared tree: paragraphs score their ancestors
- * (by text length and commas, damped by link density and class hints), the best ancestor wins,
- * and siblings that look like continuation of the article join it. Returns null when nothing
- * article-shaped is found, so callers fall back to the whole page.
- */
-export function pickMainContent(doc: Document, kind: PageKind = 'other'): MainContent | null {
+/** The page measured once, the rules' choice, and every block with its features (the trainer reads this too). */
+export function analysePage(doc: Document, kind: PageKind, withTexts = false): PageAnalysis | null {
   const body = bodyOf(doc);
+  if (!isTag(body)) return null;
   const stats = new Map<Element, Stats>();
   const bodyStats = measure(body, stats);
-  const scores = new Map<Element, number>();
+  const rules = ruleMainContent(doc, body, stats, bodyStats, kind);
+  const choice: RuleChoice = rules
+    ? { roots: new Set(rules.roots), skip: rules.skip }
+    : { roots: new Set([body]), skip: () => false };
+  return { body, stats, rules, blocks: blockFeatures(body, stats, kind, choice, withTexts) };
+}
 
-  const addScore = (el: Element, amount: number): void => {
-    if (!scores.has(el)) scores.set(el, classWeight(el) + tagBase(el));
-    scores.set(el, scores.get(el)! + amount);
+/**
+ * The page's main content: the rules' choice (main-content-rules.ts) refined block by block by a small
+ * tree model (block-model.ts) that reads the rules' decision among its features and what kind of page
+ * this is, so a product keeps its price and specifications and a thread every post. When the model keeps
+ * next to nothing of a page that has text, the rules' choice stands: main content is never empty for a
+ * page with text. Null when there is nothing to choose from (callers render the whole page).
+ */
+export function pickMainContent(
+  doc: Document,
+  kind: PageKind = 'other',
+  model: MainContentModel | null = MODEL,
+): MainContent | null {
+  const page = analysePage(doc, kind);
+  const keep = model?.keep[kind];
+  if (!page || !model || !keep || keep.mode === 'rules') return page?.rules ?? null;
+  const { blocks, stats, body } = page;
+  const probability = blockProbabilities(model, blocks);
+  const kept = new Set<Element>();
+  let keptText = 0;
+  blocks.elements.forEach((el, i) => {
+    if (probability[i]! < keep.at || (keep.mode === 'within-rules' && !ruleKept(blocks, i))) return;
+    kept.add(el);
+    keptText += stats.get(el)!.ownText;
+  });
+  if (keptText < MIN_KEPT_TEXT) return page.rules;
+  return { roots: [body], skip: keptBlocksOnly(kept, stats) };
+}
+
+/** Fewer kept characters than this is the model finding nothing, not a page of nothing. */
+const MIN_KEPT_TEXT = 25;
+
+/**
+ * Leaves out every element with text but no kept block at or below it. Inline elements (links, emphasis)
+ * follow the block whose text they are part of. Text-less elements (images, rules) inside what is kept stay.
+ */
+function keptBlocksOnly(kept: Set<Element>, stats: Map<Element, Stats>): (el: Element) => boolean {
+  const holds = new Set<Element>();
+  for (const el of kept) {
+    for (let p: Element | null = el; p && !holds.has(p); p = p.parent && isTag(p.parent) ? p.parent : null)
+      holds.add(p);
+  }
+  const inlineKept = new Map<Element, boolean>();
+  const ownerKept = (el: Element): boolean => {
+    const parent = el.parent;
+    if (!parent || !isTag(parent)) return false;
+    if (BLOCK_ELEMENTS.has(parent.name)) return kept.has(parent);
+    let known = inlineKept.get(parent);
+    if (known === undefined) inlineKept.set(parent, (known = ownerKept(parent)));
+    return known;
   };
-  const visit = (node: AnyNode, insideBoilerplate: boolean): void => {
-    if (!('children' in node)) return;
-    for (const child of node.children) {
-      if (!isTag(child) || isInvisible(child)) continue;
-      const boiler = insideBoilerplate || isBoilerplate(child, stats, bodyStats.text);
-      if (!boiler) scoreParagraph(child, stats, addScore);
-      visit(child, boiler);
-    }
+  return (el) => {
+    if (holds.has(el) || (stats.get(el)?.text ?? 0) === 0) return false;
+    return BLOCK_ELEMENTS.has(el.name) || !ownerKept(el);
   };
-  visit(body, false);
-
-  let top: Element | null = null;
-  let topScore = -Infinity;
-  for (const [el, raw] of scores) {
-    const score = raw * (1 - linkDensity(stats.get(el)));
-    scores.set(el, score);
-    if (score > topScore) {
-      top = el;
-      topScore = score;
-    }
-  }
-  if (!top || (stats.get(top)?.text ?? 0) < Math.min(80, bodyStats.text * 0.5)) return null;
-
-  top = commonAncestorOfPeers(top, topScore, scores);
-  topScore = scores.get(top) ?? topScore;
-  const roots = withSiblings(top, topScore, scores, stats);
-  const rootSet = new Set<Element>(roots);
-  const headline = titleHeading(doc, roots);
-  const skip = (el: Element): boolean =>
-    el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true));
-  // Never much less than the page has to read: when the chosen part holds a small share of the text the page
-  // shows outside its boilerplate, it was a fragment (one card of a listing, one post of a thread). Widen it
-  // to the nearest ancestor holding enough, the body at most.
-  if (!isTag(body)) return { roots, skip };
-  const widenBelow = kind === 'article' ? WIDEN_ARTICLE_BELOW : WIDEN_BELOW;
-  const kept = keptTextBelow(
-    body,
-    (el) => el === headline || isBoilerplate(el, stats, bodyStats.text, true),
-    stats,
-  );
-  const readable = kept.get(body) ?? 0;
-  const chosen = roots.reduce((n, root) => n + keptTextBelow(root, skip, stats).get(root)!, 0);
-  if (chosen >= readable * widenBelow) return { roots, skip };
-  let wider: Element = roots[0]!;
-  do wider = wider.parent && isTag(wider.parent) ? wider.parent : body;
-  while (wider !== body && (kept.get(wider) ?? 0) < readable * widenBelow);
-  return {
-    roots: [wider],
-    skip: (el) => el === headline || (el !== wider && isBoilerplate(el, stats, bodyStats.text, true)),
-  };
-}
-
-/**
- * Chosen content holding less than this share of the page's readable text (outside boilerplate) is widened.
- * An article's text is one block among comments and teasers, so it widens only when clearly a fragment;
- * other pages (products, threads, listings, services) are more of what they show. Measured on both fidelity
- * sets: 0.2 for all raised every WCXB page type (0.798 to 0.816) and left the article set as it was; 0.5 for
- * pages not detected as articles raised WCXB to 0.828 with the article set still unchanged, while 0.5 for
- * articles too, or 0.7 for the others, took precision from the article set.
- */
-const WIDEN_ARTICLE_BELOW = 0.2;
-const WIDEN_BELOW = 0.5;
-
-/**
- * Visible text under each element from `root` down, outside the elements `skip` leaves out (a skipped element
- * counts nothing). One pass, children before parents.
- */
-function keptTextBelow(
-  root: Element,
-  skip: (el: Element) => boolean,
-  stats: Map<Element, Stats>,
-): Map<Element, number> {
-  const kept = new Map<Element, number>();
-  const order: Element[] = [];
-  const stack: Element[] = [root];
-  while (stack.length > 0) {
-    const el = stack.pop()!;
-    order.push(el);
-    for (const child of el.children) if (isTag(child) && !skip(child)) stack.push(child);
-  }
-  for (let i = order.length - 1; i >= 0; i--) {
-    const el = order[i]!;
-    let text = stats.get(el)?.text ?? 0;
-    for (const child of el.children) {
-      if (!isTag(child)) continue;
-      text -= (stats.get(child)?.text ?? 0) - (kept.get(child) ?? 0);
-    }
-    kept.set(el, text);
-  }
-  return kept;
-}
-
-const normalize = (text: string): string =>
-  text
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]+/gu, ' ')
-    .trim();
-
-/**
- * The article's headline inside the content: the first h1 whose text repeats the page <title>. It is
- * reported as metadata.title, so the body starts with the article itself.
- */
-function titleHeading(doc: Document, roots: Element[]): Element | null {
-  const titleEl = findFirst(doc, 'title');
-  const title = titleEl ? normalize(textOf(titleEl)) : '';
-  if (title === '') return null;
-  for (const root of roots) {
-    const h1 = root.name === 'h1' ? root : findFirst(root, 'h1');
-    if (!h1) continue;
-    const text = normalize(textOf(h1));
-    return text.length > 0 && title.includes(text) ? h1 : null;
-  }
-  return null;
-}
-
-/**
- * An article split into several blocks (cards, sections) makes each block a strong candidate on its
- * own. When at least three candidates score close to the best, the content is the nearest ancestor
- * that holds three of them.
- */
-function commonAncestorOfPeers(top: Element, topScore: number, scores: Map<Element, number>): Element {
-  const peers = [...scores].filter(([el, score]) => el !== top && score >= topScore * 0.75).map(([el]) => el);
-  if (peers.length < 3) return top;
-  for (
-    let ancestor = top.parent;
-    ancestor && isTag(ancestor) && ancestor.name !== 'body';
-    ancestor = ancestor.parent
-  ) {
-    let contained = 0;
-    for (const peer of peers) {
-      for (let p = peer.parent; p; p = p.parent) {
-        if (p === ancestor) {
-          contained++;
-          break;
-        }
-      }
-    }
-    if (contained >= 3) return ancestor;
-  }
-  return top;
-}
-
-function tagBase(el: Element): number {
-  switch (el.name) {
-    case 'article':
-    case 'main':
-    case 'div':
-      return 5;
-    case 'pre':
-    case 'td':
-    case 'blockquote':
-      return 3;
-    case 'ol':
-    case 'ul':
-    case 'dl':
-    case 'li':
-    case 'form':
-      return -3;
-    case 'h1':
-    case 'h2':
-    case 'h3':
-    case 'th':
-      return -5;
-    default:
-      return 0;
-  }
-}
-
-/** Scores the element's own run of text as a paragraph and credits its ancestors. */
-function scoreParagraph(
-  el: Element,
-  stats: Map<Element, Stats>,
-  addScore: (el: Element, amount: number) => void,
-): void {
-  const s = stats.get(el);
-  if (!s || s.ownText < 25 || !BLOCK_ELEMENTS.has(el.name) || HEADINGS.has(el.name)) return;
-  const ownDensity = s.ownLinkText / s.ownText;
-  if (ownDensity > 0.5) return;
-  const score = (1 + s.ownCommas + Math.min(Math.floor(s.ownText / 100), 3)) * (1 - ownDensity);
-  let ancestor: AnyNode | null = PARAGRAPH_TAGS.has(el.name) ? el.parent : el;
-  for (let level = 0; ancestor && isTag(ancestor) && level < 5; level++) {
-    addScore(ancestor, score / (level === 0 ? 1 : level === 1 ? 2 : level * 3));
-    ancestor = ancestor.parent;
-  }
-}
-
-/** The top candidate plus siblings that score close to it or read like article paragraphs. */
-function withSiblings(
-  top: Element,
-  topScore: number,
-  scores: Map<Element, number>,
-  stats: Map<Element, Stats>,
-): Element[] {
-  const parent = top.parent;
-  if (!parent || !isTag(parent)) return [top];
-  const threshold = Math.max(10, topScore * 0.2);
-  const roots: Element[] = [];
-  for (const sibling of parent.children) {
-    if (!isTag(sibling) || isInvisible(sibling)) continue;
-    if (sibling === top) {
-      roots.push(sibling);
-      continue;
-    }
-    const score = scores.get(sibling) ?? 0;
-    const s = stats.get(sibling);
-    // Articles interrupted by ads or pull quotes continue in siblings that share the top's class.
-    const sameClass = sibling.attribs.class !== undefined && sibling.attribs.class === top.attribs.class;
-    const prose = s !== undefined && s.text > 100 && linkDensity(s) < 0.3;
-    if (score >= threshold || (sameClass && prose)) roots.push(sibling);
-    else if (sibling.name === 'p' && s && s.text > 80 && linkDensity(s) < 0.25) roots.push(sibling);
-  }
-  return roots;
 }

@@ -2,7 +2,8 @@ import type { Document, Element } from './parse.js';
 import { allElements, textOf } from './parse.js';
 
 /** What kind of page this is: it decides what "main content" means (see main-content.ts). */
-export type PageKind = 'article' | 'product' | 'forum' | 'listing' | 'documentation' | 'other';
+export const PAGE_KINDS = ['article', 'product', 'forum', 'listing', 'documentation', 'other'] as const;
+export type PageKind = (typeof PAGE_KINDS)[number];
 
 /** schema.org types, by the kind of page they declare. */
 const SCHEMA_KINDS: [RegExp, PageKind][] = [

@@ -1,0 +1,207 @@
+// npm run train:main-content [-- --folds 5 --no-write]: fits the main-content block model on the shared
+// fidelity corpora (../shared/fidelity: zyte articles and WCXB's seven kinds of page), estimates how it does
+// on sites it never saw by cross-validation with every site's pages in one fold, picks the keep threshold
+// from those held-out predictions, and writes src/content/block-model-weights.ts from a fit on every page.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FEATURE_COUNT, FEATURE_NAMES } from '../src/content/block-features.js';
+import { CONTEXT_FEATURES, contextFeatures } from '../src/content/block-context.js';
+import { predict } from '../src/content/block-model.js';
+import type { KeepRule, TreeModel } from '../src/content/block-model.js';
+import { PAGE_KINDS } from '../src/content/page-kind.js';
+import type { PageKind } from '../src/content/page-kind.js';
+import { DEFAULT_FIT, fit } from './gbdt.js';
+import { corpusScore, loadCorpus, pageScore } from './main-content-corpus.js';
+import type { Corpus, Page } from './main-content-corpus.js';
+
+const args = process.argv.slice(2);
+const option = (name: string, fallback: number): number => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const folds = option('folds', 5);
+const fitOptions = {
+  ...DEFAULT_FIT,
+  trees: option('trees', DEFAULT_FIT.trees),
+  depth: option('depth', DEFAULT_FIT.depth),
+};
+const ROOT = join(import.meta.dirname, '..');
+const corpus = loadCorpus(join(ROOT, '..', 'shared', 'fidelity'), ['zyte', 'wcxb']);
+console.log(`${corpus.pages.length} pages, ${corpus.labels.length} blocks, ${FEATURE_COUNT} features`);
+
+/** A stable fold per site (FNV-1a of the host), so no site is in both a fit and its evaluation. */
+const foldOf = (page: Page): number => {
+  let hash = 0x811c9dc5;
+  for (const c of page.host) hash = Math.imul(hash ^ c.charCodeAt(0), 0x01000193);
+  return (hash >>> 0) % folds;
+};
+
+const rowsOf = (pages: Page[]): Uint32Array => {
+  const rows: number[] = [];
+  for (const page of pages) for (let r = page.start; r < page.end; r++) rows.push(r);
+  return Uint32Array.from(rows);
+};
+
+const fitOn = (
+  x: Float32Array,
+  names: readonly string[],
+  pages: Page[],
+  c: Corpus,
+  seed: number,
+): TreeModel => fit(x, c.labels, c.weights, rowsOf(pages), names, fitOptions, seed);
+
+/**
+ * Held-out probabilities of every block for a stage: each fold's pages predicted by a fit on the other folds
+ * (no site is in both). Cached in `--held-out FILE.<stage>` between runs of the same corpus.
+ */
+function heldOutOf(stage: string, x: Float32Array, names: readonly string[]): Float32Array {
+  const out = new Float32Array(corpus.labels.length);
+  const cacheAt = args.indexOf('--held-out');
+  const cache = cacheAt >= 0 ? `${args[cacheAt + 1]!}.${stage}` : null;
+  if (cache && existsSync(cache)) {
+    const cached = new Float32Array(readFileSync(cache).buffer.slice(0));
+    if (cached.length === out.length) return cached;
+  }
+  const started = performance.now();
+  const width = names.length;
+  for (let k = 0; k < folds; k++) {
+    const model = fitOn(
+      x,
+      names,
+      corpus.pages.filter((p) => foldOf(p) !== k),
+      corpus,
+      k + 1,
+    );
+    for (const page of corpus.pages.filter((p) => foldOf(p) === k))
+      out.set(predict(model, x.subarray(page.start * width, page.end * width)), page.start);
+    console.log(`${stage}: fold ${k + 1}/${folds} (${((performance.now() - started) / 1000).toFixed(0)} s)`);
+  }
+  if (cache) writeFileSync(cache, Buffer.from(out.buffer));
+  return out;
+}
+
+/** The context stage's rows: every page's block features beside the first stage's held-out verdicts. */
+function contextRows(first: Float32Array): Float32Array {
+  const x = new Float32Array(corpus.labels.length * CONTEXT_FEATURES.length);
+  for (const page of corpus.pages) {
+    const rows = contextFeatures(
+      corpus.features.subarray(page.start * FEATURE_COUNT, page.end * FEATURE_COUNT),
+      page.containers,
+      first.subarray(page.start, page.end),
+    );
+    x.set(rows, page.start * CONTEXT_FEATURES.length);
+  }
+  return x;
+}
+
+const firstHeldOut = heldOutOf('blocks', corpus.features, FEATURE_NAMES);
+const contextX = contextRows(firstHeldOut);
+const heldOut = args.includes('--one-stage')
+  ? firstHeldOut
+  : heldOutOf('context', contextX, CONTEXT_FEATURES);
+
+const groupOf = (page: Page): string => (page.set === 'zyte' ? 'zyte' : page.type);
+const dumpAt = args.indexOf('--dump');
+if (dumpAt >= 0) {
+  const dump = corpus.pages.map((page) => ({
+    id: page.id,
+    type: groupOf(page),
+    blocks: page.texts.map((text, i) => [
+      text.slice(0, 160),
+      corpus.labels[page.start + i],
+      +heldOut[page.start + i]!.toFixed(2),
+      +page.ruleKeeps[i]!,
+    ]),
+  }));
+  writeFileSync(args[dumpAt + 1]!, JSON.stringify(dump));
+}
+
+const textKept = (page: Page, keep: (i: number) => boolean): string =>
+  page.texts.filter((_, i) => keep(i)).join('\n');
+
+/** Approximate benchmark scores per group: the kept blocks' text in page order (Markdown aside). */
+function evaluate(keep: (page: Page, i: number) => boolean): Map<string, ReturnType<typeof corpusScore>> {
+  const byGroup = new Map<string, ReturnType<typeof pageScore>[]>();
+  for (const page of corpus.pages) {
+    const ruleText = textKept(page, (i) => page.ruleKeeps[i]!);
+    let text = textKept(page, (i) => keep(page, i));
+    // As the service does: when the model keeps nothing, the rules' choice stands.
+    if (text.replace(/\s/g, '').length < 25) text = ruleText;
+    const list = byGroup.get(groupOf(page)) ?? [];
+    list.push(pageScore(page.truth, text));
+    byGroup.set(groupOf(page), list);
+  }
+  const out = new Map([...byGroup].map(([group, scores]) => [group, corpusScore(scores)]));
+  out.set('wcxb (all)', corpusScore([...byGroup].filter(([g]) => g !== 'zyte').flatMap(([, s]) => s)));
+  return out;
+}
+
+const rules = evaluate((page, i) => page.ruleKeeps[i]!);
+/** The objective: WCXB overall without giving up the article set. */
+const objective = (scores: Map<string, { f1: number }>): number =>
+  scores.get('wcxb (all)')!.f1 + scores.get('zyte')!.f1;
+const keepWith =
+  (rules: Record<PageKind, KeepRule>) =>
+  (page: Page, i: number): boolean => {
+    const { mode, at } = rules[page.kind];
+    if (mode === 'rules') return page.ruleKeeps[i]!;
+    return heldOut[page.start + i]! >= at && (mode === 'model' || page.ruleKeeps[i]!);
+  };
+const CANDIDATES: KeepRule[] = [
+  { mode: 'rules', at: 1 },
+  ...[0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85].map((at) => ({
+    mode: 'model' as const,
+    at,
+  })),
+  ...[0.05, 0.1, 0.15, 0.2, 0.3, 0.4].map((at) => ({ mode: 'within-rules' as const, at })),
+];
+// Per kind of page, the threshold (or the rules' choice, null) that scores best on held-out sites, one kind at
+// a time, twice over.
+const thresholds = Object.fromEntries(PAGE_KINDS.map((k) => [k, CANDIDATES[0]!])) as Record<
+  PageKind,
+  KeepRule
+>;
+for (let pass = 0; pass < 2; pass++) {
+  for (const kind of PAGE_KINDS) {
+    let best = { t: thresholds[kind], score: -1 };
+    for (const t of CANDIDATES) {
+      const score = objective(evaluate(keepWith({ ...thresholds, [kind]: t })));
+      if (score > best.score) best = { t, score };
+    }
+    thresholds[kind] = best.t;
+  }
+}
+console.log('thresholds', JSON.stringify(thresholds));
+const model = evaluate(keepWith(thresholds));
+console.log(`\nheld-out sites (${folds}-fold by site): F1 / P / R`);
+console.log('group           rules                  model');
+for (const [group, score] of model) {
+  const r = rules.get(group)!;
+  const fmt = (s: typeof score): string => `${s.f1.toFixed(3)} / ${s.p.toFixed(3)} / ${s.r.toFixed(3)}`;
+  console.log(`${group.padEnd(15)} ${fmt(r)}  ${fmt(score)}`);
+}
+
+if (!args.includes('--no-write')) {
+  const round = (v: number): number => Number(v.toPrecision(6));
+  // One tree a line: the file is generated (neither linted nor formatted) and diffs stay readable.
+  const written = (m: TreeModel, names: string): string =>
+    `{\n    features: ${names},\n    depth: ${m.depth},\n    base: ${round(m.base)},\n    trees: [\n` +
+    m.trees
+      .map((t) => `      ${JSON.stringify({ split: t.split, at: t.at, leaf: t.leaf.map(round) })},\n`)
+      .join('') +
+    `    ],\n  }`;
+  const blocks = fitOn(corpus.features, FEATURE_NAMES, corpus.pages, corpus, 0);
+  // The context stage learns from the first stage's held-out verdicts: what it will see on pages never trained on.
+  const context = fitOn(contextX, CONTEXT_FEATURES, corpus.pages, corpus, 0);
+  const file = join(ROOT, 'src', 'content', 'block-model-weights.ts');
+  writeFileSync(
+    file,
+    `// Generated by scripts/train-main-content.ts (npm run train:main-content); do not edit by hand.\n` +
+      `// ${corpus.pages.length} pages of ../shared/fidelity (zyte, wcxb), ${corpus.labels.length} blocks.\n` +
+      `import type { MainContentModel } from './block-model.js';\n` +
+      `import { FEATURE_NAMES } from './block-features.js';\nimport { CONTEXT_FEATURES } from './block-context.js';\n\n` +
+      `export const MAIN_CONTENT_MODEL: MainContentModel = {\n  keep: ${JSON.stringify(thresholds)},\n` +
+      `  blocks: ${written(blocks, 'FEATURE_NAMES')},\n  context: ${written(context, 'CONTEXT_FEATURES')},\n};\n`,
+  );
+  console.log(`wrote ${file}`);
+}

@@ -1,0 +1,425 @@
+import type { AnyNode, Element } from './parse.js';
+import { isTag } from './parse.js';
+import { BLOCK_ELEMENTS } from './elements.js';
+import { isInvisible } from './visibility.js';
+import type { Stats } from './block-stats.js';
+import {
+  BOILERPLATE_ROLES,
+  BOILERPLATE_TAGS,
+  NEGATIVE,
+  POSITIVE,
+  STRONG_NEGATIVE,
+  classAndId,
+  linkDensity,
+} from './block-stats.js';
+import { PAGE_KINDS } from './page-kind.js';
+import type { PageKind } from './page-kind.js';
+
+/**
+ * A block is an element that starts a block of text and has text of its own (its direct text and inline
+ * children): a paragraph, a list item, a table cell, a heading, a div holding a line. Its features describe
+ * the block, its ancestors (text share, link density, class and tag signals, repeated siblings), the page
+ * (kind, size) and what the main-content rules decided about it, so a model can keep the rules' choice
+ * where it holds and learn where a kind of page means something else by "main".
+ */
+export interface Blocks {
+  elements: Element[];
+  /** `elements.length` rows of FEATURE_COUNT values. */
+  features: Float32Array;
+  /** Each block's own text, when asked for (training reads it; inference does not). */
+  texts?: string[];
+}
+
+/** What the rules chose: the roots rendered and the elements left out inside them. */
+export interface RuleChoice {
+  roots: Set<Element>;
+  skip: (el: Element) => boolean;
+}
+
+/** Class/id word families, each a feature of how near the block's nearest ancestor with one of them is. */
+const FAMILIES = {
+  product:
+    /(^|[\s_-])(product|price|sku|offer|cart|buy|specs?|specifications?|details?|description|features?|attributes?)([\s_-]|$)/i,
+  item: /(^|[\s_-])(item|items|card|cards|tile|result|results|listing|grid|teaser|entry|entries|row)([\s_-]|$)/i,
+  title: /(^|[\s_-])(title|headline|heading|name)([\s_-]|$)/i,
+  meta: /(^|[\s_-])(date|time|author|byline|tags?|category|categories|meta|info|stats?)([\s_-]|$)/i,
+  nav: /(^|[\s_-])(nav|navbar|menu|breadcrumbs?|header|masthead|topbar|toolbar|tabs?)([\s_-]|$)/i,
+  foot: /(^|[\s_-])(footer|foot|bottom|copyright|legal|sitemap)([\s_-]|$)/i,
+  body: /(^|[\s_-])(content|body|main|article|text|prose|story|container)([\s_-]|$)/i,
+} as const;
+
+/** Features of the blocks just before and after, copied onto each block's row. */
+const NEIGHBOUR_FEATURES = ['logOwnText', 'ownLinkDensity', 'ruleKept', 'isHeading'] as const;
+
+export const FEATURE_NAMES = [
+  'logOwnText',
+  'ownLinkDensity',
+  'commasPer100',
+  'isP',
+  'isLi',
+  'isCell',
+  'isHeading',
+  'isH1',
+  'isPre',
+  'isDefinition',
+  'isDivLike',
+  'depth',
+  'position',
+  'digitShare',
+  'hasPrice',
+  'endsSentence',
+  'inBoilerplateTag',
+  'inHeader',
+  'inFooter',
+  'inMainOrArticle',
+  'negativeClassNear',
+  'strongNegativeNear',
+  'positiveClassNear',
+  'inRuleRoots',
+  'ruleSkipped',
+  'parentShare',
+  'parentLinkDensity',
+  'grandparentShare',
+  'grandparentLinkDensity',
+  'greatShare',
+  'greatLinkDensity',
+  'repeatedSelf',
+  'repeatedParent',
+  ...PAGE_KINDS.map((k) => `kind_${k}`),
+  'logPageText',
+  'pageLinkDensity',
+  'ruleShare',
+  'inForm',
+  'inTable',
+  'inList',
+  'headingLevel',
+  'allLink',
+  'nearItemprop',
+  'postLikeNear',
+  'afterFirstH1',
+  'uppercaseShare',
+  'groupShare',
+  'groupCount',
+  'groupLinkDensity',
+  'groupNear',
+  ...Object.keys(FAMILIES).map((f) => `${f}Near`),
+  ...NEIGHBOUR_FEATURES.flatMap((n) => [`prev_${n}`, `next_${n}`]),
+  'sameParentPrev',
+  'sameParentNext',
+] as const;
+export const FEATURE_COUNT = FEATURE_NAMES.length;
+
+const POST_LIKE = /(^|[\s_-])(comments?|reply|replies|post|posts|message|answer|review|reviews)([\s_-]|$)/i;
+const PRICE = /[$€£¥₹]\s?\d|\d\s?[$€£¥₹]|\b(?:USD|EUR|GBP)\b/;
+const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const DIV_LIKE = new Set([
+  'div',
+  'section',
+  'article',
+  'main',
+  'span',
+  'center',
+  'header',
+  'footer',
+  'aside',
+]);
+
+interface Context {
+  depth: number;
+  boiler: boolean;
+  header: boolean;
+  footer: boolean;
+  main: boolean;
+  /**
+   * Depth of the nearest ancestor-or-self with the signal, -1 when none: a block at depth d reads it as
+   * 1 / (levels up + 1). Kept as depths so that an element without class or id shares its parent's values.
+   */
+  negative: number;
+  strong: number;
+  positive: number;
+  postLike: number;
+  itemprop: number;
+  families: readonly number[];
+  inRoots: boolean;
+  skipped: boolean;
+  form: boolean;
+  table: boolean;
+  list: boolean;
+  /** The nearest ancestor that is one of a run of siblings alike (tag and class): cards, posts, menu items. */
+  group: { share: number; count: number; density: number; at: number };
+}
+
+const FAMILY_PATTERNS = Object.values(FAMILIES);
+const NO_GROUP = { share: 0, count: 0, density: 0, at: -1 };
+const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
+
+/** Siblings of `el` with its tag and class: a card among cards, a post among posts. */
+function repeats(el: Element): number {
+  const parent = el.parent;
+  if (!parent || !isTag(parent)) return 0;
+  const cls = el.attribs.class ?? '';
+  let n = 0;
+  for (const sibling of parent.children) {
+    if (sibling !== el && isTag(sibling) && sibling.name === el.name && (sibling.attribs.class ?? '') === cls)
+      n++;
+  }
+  return Math.log1p(n);
+}
+
+const parentOf = (el: Element): Element | null => (el.parent && isTag(el.parent) ? el.parent : null);
+
+/** The block's own text: direct text and inline descendants (training labels read it). */
+function ownTextOf(el: Element): string {
+  const parts: string[] = [];
+  const walk = (node: AnyNode): void => {
+    if (node.type === 'text') parts.push(node.data);
+    else if (isTag(node) && !isInvisible(node) && !BLOCK_ELEMENTS.has(node.name))
+      for (const child of node.children) walk(child);
+  };
+  for (const child of el.children) walk(child);
+  return parts.join('').replace(/\s+/g, ' ').trim();
+}
+
+/** Characters of a string that are digits / upper-case letters, for short own texts only (bounded). */
+function shares(text: string): [number, number] {
+  const length = Math.min(text.length, 400);
+  let digits = 0;
+  let upper = 0;
+  let letters = 0;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) digits++;
+    else if (code >= 65 && code <= 90) {
+      letters++;
+      upper++;
+    } else if (code >= 97 && code <= 122) letters++;
+    else if (code > 127) {
+      // Any script with case (Latin, Greek, Cyrillic...): a letter whose lower and upper forms differ.
+      const c = text[i]!;
+      const lower = c.toLowerCase();
+      if (lower !== c.toUpperCase()) {
+        letters++;
+        if (c !== lower) upper++;
+      }
+    }
+  }
+  return [length > 0 ? digits / length : 0, letters > 0 ? upper / letters : 0];
+}
+
+/** Every block of the page under `body` with its features, in document order. One pass; linear. */
+export function blockFeatures(
+  body: Element,
+  stats: Map<Element, Stats>,
+  kind: PageKind,
+  rules: RuleChoice,
+  withTexts = false,
+): Blocks {
+  const pageStats = stats.get(body);
+  const pageText = Math.max(1, pageStats?.text ?? 0);
+  let ruleText = 0;
+  for (const root of rules.roots) ruleText += stats.get(root)?.text ?? 0;
+  const elements: Element[] = [];
+  let rows = new Float32Array(64 * FEATURE_COUNT);
+  let used = 0;
+  const texts: string[] = [];
+  let seen = 0;
+  let afterH1 = false;
+  const share = (el: Element | null): number => (el ? (stats.get(el)?.text ?? 0) / pageText : 0);
+  const density = (el: Element | null): number => (el ? linkDensity(stats.get(el)) : 0);
+
+  const emit = (el: Element, s: Stats, c: Context): void => {
+    /** 1 for a signal on the block itself, 1/2 on its parent..., 0 for none. */
+    const near = (at: number): number => (at < 0 ? 0 : 1 / (c.depth - at + 1));
+    const own = ownTextOf(el);
+    const [digits, upper] = shares(own);
+    const parent = parentOf(el);
+    const grand = parent && parentOf(parent);
+    const great = grand && parentOf(grand);
+    const name = el.name;
+    const level = HEADING_LEVEL[name] ?? 0;
+    if (name === 'h1') afterH1 = true;
+    elements.push(el);
+    if (withTexts) texts.push(own);
+    if (used + FEATURE_COUNT > rows.length) {
+      const grown = new Float32Array(rows.length * 2);
+      grown.set(rows);
+      rows = grown;
+    }
+    rows.set(
+      [
+        Math.log1p(s.ownText),
+        s.ownText > 0 ? s.ownLinkText / s.ownText : 0,
+        s.ownText > 0 ? (100 * s.ownCommas) / s.ownText : 0,
+        +(name === 'p'),
+        +(name === 'li'),
+        +(name === 'td' || name === 'th'),
+        +(level > 0),
+        +(name === 'h1'),
+        +(name === 'pre'),
+        +(name === 'dd' || name === 'dt'),
+        +DIV_LIKE.has(name),
+        Math.min(c.depth, 60),
+        seen / pageText,
+        digits,
+        +PRICE.test(own),
+        +/[.!?:;。！？]["')\]]?$/.test(own),
+        +c.boiler,
+        +c.header,
+        +c.footer,
+        +c.main,
+        near(c.negative),
+        near(c.strong),
+        near(c.positive),
+        +c.inRoots,
+        +c.skipped,
+        share(parent),
+        density(parent),
+        share(grand),
+        density(grand),
+        share(great),
+        density(great),
+        repeats(el),
+        parent ? repeats(parent) : 0,
+        ...PAGE_KINDS.map((k) => +(k === kind)),
+        Math.log1p(pageText),
+        linkDensity(pageStats),
+        ruleText / pageText,
+        +c.form,
+        +c.table,
+        +c.list,
+        level,
+        +(s.ownText > 0 && s.ownLinkText >= s.ownText),
+        near(c.itemprop),
+        near(c.postLike),
+        +afterH1,
+        upper,
+        c.group.share,
+        Math.log1p(c.group.count),
+        c.group.density,
+        near(c.group.at),
+        ...c.families.map(near),
+        // Neighbours' features and whether they share this block's parent: filled in once all rows are known.
+        // The neighbour slots stay 0 here: fillNeighbours writes them once every row is known.
+      ],
+      used,
+    );
+    used += FEATURE_COUNT;
+    seen += s.ownText;
+  };
+
+  const visit = (el: Element, c: Context): void => {
+    const s = stats.get(el);
+    if (!s || s.text === 0) return;
+    if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
+    const groups = runsOfAlike(el, stats);
+    for (const child of el.children) {
+      if (!isTag(child) || isInvisible(child)) continue;
+      // Most elements have no class or id: their signals are their ancestors', a level further.
+      const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
+      const depth = c.depth + 1;
+      const signal = (pattern: RegExp, at: number): number => (names && pattern.test(names) ? depth : at);
+      const role = child.attribs.role ?? '';
+      const inRoots = c.inRoots || rules.roots.has(child);
+      const run = groups.get(keyOf(child));
+      visit(child, {
+        depth,
+        boiler: c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role),
+        header: c.header || child.name === 'header' || role === 'banner',
+        footer: c.footer || child.name === 'footer' || role === 'contentinfo',
+        main: c.main || child.name === 'main' || child.name === 'article' || role === 'main',
+        negative: signal(NEGATIVE, c.negative),
+        strong: signal(STRONG_NEGATIVE, c.strong),
+        positive: signal(POSITIVE, c.positive),
+        postLike: signal(POST_LIKE, c.postLike),
+        itemprop: 'itemprop' in child.attribs ? depth : c.itemprop,
+        families: names ? FAMILY_PATTERNS.map((pattern, i) => signal(pattern, c.families[i]!)) : c.families,
+        inRoots,
+        skipped: c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child)),
+        form: c.form || child.name === 'form',
+        table: c.table || child.name === 'table',
+        list: c.list || child.name === 'ul' || child.name === 'ol',
+        group:
+          run && run.count >= 2
+            ? {
+                share: run.text / pageText,
+                count: run.count,
+                density: run.linkText / Math.max(1, run.text),
+                at: depth,
+              }
+            : c.group,
+      });
+    }
+  };
+  visit(body, {
+    depth: 0,
+    boiler: false,
+    header: false,
+    footer: false,
+    main: false,
+    negative: -1,
+    strong: -1,
+    positive: -1,
+    postLike: -1,
+    itemprop: -1,
+    families: NO_FAMILIES,
+    inRoots: rules.roots.has(body),
+    skipped: false,
+    form: false,
+    table: false,
+    list: false,
+    group: NO_GROUP,
+  });
+  const features = rows.slice(0, used);
+  fillNeighbours(elements, features);
+  return { elements, features, texts: withTexts ? texts : undefined };
+}
+
+/** A child's kind among its siblings: tag and class. */
+const keyOf = (el: Element): string => `${el.name}.${el.attribs.class ?? ''}`;
+
+/** The children of `el` by kind, each kind's count and text: runs of alike siblings. */
+function runsOfAlike(
+  el: Element,
+  stats: Map<Element, Stats>,
+): Map<string, { count: number; text: number; linkText: number }> {
+  const runs = new Map<string, { count: number; text: number; linkText: number }>();
+  for (const child of el.children) {
+    if (!isTag(child)) continue;
+    const s = stats.get(child);
+    if (!s || s.text === 0) continue;
+    const run = runs.get(keyOf(child)) ?? { count: 0, text: 0, linkText: 0 };
+    run.count++;
+    run.text += s.text;
+    run.linkText += s.linkText;
+    runs.set(keyOf(child), run);
+  }
+  return runs;
+}
+
+/** The last slots of a row: each neighbour feature before and after, then the two same-parent flags. */
+const NEIGHBOUR_SLOTS = NEIGHBOUR_FEATURES.length * 2 + 2;
+const INDEX = Object.fromEntries(FEATURE_NAMES.map((n, i) => [n, i])) as Record<string, number>;
+const NEIGHBOUR_FROM = NEIGHBOUR_FEATURES.map((n) => (n === 'ruleKept' ? -1 : INDEX[n]!));
+
+/** Whether the rules keep block `row`: inside their roots and not left out. */
+export const ruleKept = (blocks: Pick<Blocks, 'features'>, row: number): boolean =>
+  blocks.features[row * FEATURE_COUNT + INDEX.inRuleRoots!] === 1 &&
+  blocks.features[row * FEATURE_COUNT + INDEX.ruleSkipped!] === 0;
+
+/** Copies each block's neighbours' features onto its row (the slots emit left at the end of the row). */
+function fillNeighbours(elements: Element[], features: Float32Array): void {
+  const n = elements.length;
+  const slots = FEATURE_COUNT - NEIGHBOUR_SLOTS;
+  const value = (row: number, from: number): number =>
+    from === -1 ? +ruleKept({ features }, row) : features[row * FEATURE_COUNT + from]!;
+  for (let r = 0; r < n; r++) {
+    const at = r * FEATURE_COUNT + slots;
+    NEIGHBOUR_FROM.forEach((from, j) => {
+      features[at + 2 * j] = r > 0 ? value(r - 1, from) : 0;
+      features[at + 2 * j + 1] = r + 1 < n ? value(r + 1, from) : 0;
+    });
+    const parent = elements[r]!.parent;
+    features[at + 2 * NEIGHBOUR_FROM.length] = +(r > 0 && elements[r - 1]!.parent === parent);
+    features[at + 2 * NEIGHBOUR_FROM.length + 1] = +(r + 1 < n && elements[r + 1]!.parent === parent);
+  }
+}

@@ -1,0 +1,92 @@
+import type { PageKind } from './page-kind.js';
+
+/**
+ * Gradient-boosted trees over block features, each a complete binary tree of fixed depth stored flat: split
+ * features and thresholds in breadth-first order, then the leaf values. A node that does not split sends
+ * every row left (threshold +∞ as 1e30). Trained by scripts/train-main-content.ts.
+ */
+export interface TreeModel {
+  /** The feature names the model was trained on, in order; checked at load. */
+  features: readonly string[];
+  depth: number;
+  /** Log-odds before the first tree. */
+  base: number;
+  trees: readonly { split: readonly number[]; at: readonly number[]; leaf: readonly number[] }[];
+}
+
+/**
+ * `model`: blocks whose probability is at least `at`; `within-rules`: those of the rules' choice whose
+ * probability is at least `at` (the model only takes out); `rules`: the rules' choice as it is.
+ */
+export interface KeepRule {
+  mode: 'model' | 'within-rules' | 'rules';
+  at: number;
+}
+
+/**
+ * Two stages: `blocks` reads each block's own features; `context` reads them again beside the first
+ * stage's probabilities around the block (neighbours, containers, the page), since main content comes in
+ * runs. `keep` says per kind of page how the final probability keeps a block.
+ */
+export interface MainContentModel {
+  blocks: TreeModel;
+  context: TreeModel;
+  keep: Readonly<Record<PageKind, KeepRule>>;
+}
+
+/** A model trained on other features would misread every row: refused at load. */
+export function checkModel(model: TreeModel, features: readonly string[]): TreeModel {
+  if (model.features.length !== features.length || model.features.some((f, i) => f !== features[i]))
+    throw new Error('main-content model was trained on other block features: retrain it');
+  return model;
+}
+
+/** A model's trees in flat typed arrays, made once per model: the hot loop reads no objects. */
+interface Compiled {
+  split: Int32Array;
+  at: Float64Array;
+  leaf: Float64Array;
+}
+const compiled = new WeakMap<TreeModel, Compiled>();
+
+function compile(model: TreeModel): Compiled {
+  let flat = compiled.get(model);
+  if (!flat) {
+    const inner = (1 << model.depth) - 1;
+    flat = {
+      split: Int32Array.from(model.trees.flatMap((t) => t.split)),
+      at: Float64Array.from(model.trees.flatMap((t) => t.at)),
+      leaf: Float64Array.from(model.trees.flatMap((t) => t.leaf)),
+    };
+    if (
+      flat.split.length !== model.trees.length * inner ||
+      flat.leaf.length !== model.trees.length * (inner + 1)
+    )
+      throw new Error('main-content model trees are not of its depth: retrain it');
+    compiled.set(model, flat);
+  }
+  return flat;
+}
+
+/** The probability that each row of `features` (`model.features.length` values a row) is main content. */
+export function predict(model: TreeModel, features: Float32Array): Float32Array {
+  const { split, at, leaf } = compile(model);
+  const width = model.features.length;
+  const rows = features.length / width;
+  const out = new Float32Array(rows);
+  const inner = (1 << model.depth) - 1;
+  const trees = model.trees.length;
+  for (let r = 0; r < rows; r++) {
+    const offset = r * width;
+    let score = model.base;
+    for (let t = 0; t < trees; t++) {
+      const first = t * inner;
+      let node = 0;
+      while (node < inner)
+        node = 2 * node + (features[offset + split[first + node]!]! > at[first + node]! ? 2 : 1);
+      score += leaf[t * (inner + 1) + node - inner]!;
+    }
+    out[r] = 1 / (1 + Math.exp(-score));
+  }
+  return out;
+}

@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CONTEXT_FEATURES, containersOf, contextFeatures } from '../src/content/block-context.js';
+import { FEATURE_COUNT, FEATURE_NAMES, ruleKept } from '../src/content/block-features.js';
+import { checkModel, predict } from '../src/content/block-model.js';
+import type { MainContentModel, TreeModel } from '../src/content/block-model.js';
+import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
+import { analysePage, pickMainContent } from '../src/content/main-content.js';
+import { toMarkdown } from '../src/content/markdown.js';
+import { parseHtml } from '../src/content/parse.js';
+import type { Element } from '../src/content/parse.js';
+
+const ARTICLE = `<html><head><title>Rivers</title></head><body>
+  <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/about">About</a></nav>
+  <article><h1>Rivers</h1>
+    <p>Rivers carry water, sediment and nutrients from the land to the sea, shaping valleys as they go.</p>
+    <p>Their flow rises with rain and snowmelt, and falls in dry seasons, which sets the life along them.</p>
+  </article>
+  <footer><p>Copyright, all rights reserved.</p></footer></body></html>`;
+
+/** One tree of depth 1 on feature `f`: rows above `at` get `right`, the others `left`. */
+const stump = (
+  features: readonly string[],
+  f: number,
+  at: number,
+  left: number,
+  right: number,
+): TreeModel => ({
+  features,
+  depth: 1,
+  base: 0,
+  trees: [{ split: [f], at: [at], leaf: [left, right] }],
+});
+
+describe('main-content model', () => {
+  test('trees send a row right when its feature is above the split; an unsplit node sends all left', () => {
+    const model = stump(['a', 'b'], 1, 0.5, -2, 2);
+    const p = predict(model, Float32Array.from([9, 0.5, 0, 0.6]));
+    assert.ok(Math.abs(p[0]! - 1 / (1 + Math.exp(2))) < 1e-6, 'equal to the split goes left');
+    assert.ok(Math.abs(p[1]! - 1 / (1 + Math.exp(-2))) < 1e-6);
+    const unsplit = { ...model, trees: [{ split: [0], at: [1e30], leaf: [1, 5] }] };
+    assert.ok(Math.abs(predict(unsplit, Float32Array.from([1e20, 0]))[0]! - 1 / (1 + Math.exp(-1))) < 1e-6);
+  });
+
+  test('a model trained on other features is refused at load', () => {
+    assert.throws(() => checkModel(stump(['other'], 0, 0, 0, 0), FEATURE_NAMES), /retrain/);
+    assert.doesNotThrow(() => checkModel(MAIN_CONTENT_MODEL.blocks, FEATURE_NAMES));
+    assert.doesNotThrow(() => checkModel(MAIN_CONTENT_MODEL.context, CONTEXT_FEATURES));
+  });
+
+  test('blocks are the elements with text of their own, in page order, each with every feature', () => {
+    const page = analysePage(parseHtml(ARTICLE), 'article', true)!;
+    const { blocks } = page;
+    assert.deepEqual(blocks.texts, [
+      'Home News About',
+      'Rivers',
+      'Rivers carry water, sediment and nutrients from the land to the sea, shaping valleys as they go.',
+      'Their flow rises with rain and snowmelt, and falls in dry seasons, which sets the life along them.',
+      'Copyright, all rights reserved.',
+    ]);
+    assert.equal(blocks.features.length, blocks.elements.length * FEATURE_COUNT);
+    const kept = blocks.elements.map((_, i) => ruleKept(blocks, i));
+    // The rules' choice is a feature: the article without the headline that repeats <title> (metadata.title).
+    assert.deepEqual(kept, [false, false, true, true, false]);
+    const feature = (row: number, name: string): number =>
+      blocks.features[row * FEATURE_COUNT + FEATURE_NAMES.indexOf(name as (typeof FEATURE_NAMES)[number])]!;
+    assert.equal(feature(0, 'inBoilerplateTag'), 1);
+    assert.equal(feature(2, 'inMainOrArticle'), 1);
+    assert.equal(feature(2, 'kind_article'), 1);
+    assert.equal(feature(2, 'prev_isHeading'), 1, "the block before is the article's heading");
+  });
+
+  test("context features: each block's features, then first-stage verdicts around it", () => {
+    const page = analysePage(parseHtml(ARTICLE), 'article')!;
+    const { blocks } = page;
+    const first = Float32Array.from([0, 1, 1, 1, 0]);
+    const rows = contextFeatures(blocks.features, containersOf(blocks.elements), first);
+    const width = CONTEXT_FEATURES.length;
+    assert.equal(rows.length, 5 * width);
+    const at = (row: number, name: string): number => rows[row * width + CONTEXT_FEATURES.indexOf(name)]!;
+    assert.equal(at(2, 'p'), 1);
+    assert.equal(at(2, 'pPrev'), 1);
+    assert.equal(at(0, 'pNext'), 1);
+    assert.equal(at(2, 'pParent'), 1, 'every block under the article is content');
+    assert.equal(at(0, 'pParent'), at(0, 'pPage'), "the nav's text is its own: its parent is the body");
+    assert.deepEqual(
+      [...rows.subarray(width, width + FEATURE_COUNT)],
+      [...blocks.features.subarray(FEATURE_COUNT, 2 * FEATURE_COUNT)],
+    );
+  });
+
+  test('the model decides block by block; when it keeps nothing, the rules choose (never empty)', () => {
+    const render = (model: MainContentModel | null): string => {
+      const doc = parseHtml(ARTICLE);
+      const main = pickMainContent(doc, 'article', model)!;
+      return toMarkdown(main.roots, {
+        base: new URL('https://example.test/'),
+        removeBase64Images: true,
+        skip: main.skip,
+      });
+    };
+    const keepAll = { mode: 'model', at: 0 } as const;
+    const everything: MainContentModel = {
+      blocks: stump(FEATURE_NAMES, 0, 0, 5, 5),
+      context: stump(CONTEXT_FEATURES, 0, 0, 5, 5),
+      keep: {
+        article: keepAll,
+        product: keepAll,
+        forum: keepAll,
+        listing: keepAll,
+        documentation: keepAll,
+        other: keepAll,
+      },
+    };
+    assert.match(render(everything), /Home[\s\S]*Rivers carry water[\s\S]*Copyright/);
+    // Only blocks in the article: the inMainOrArticle feature decides.
+    const inArticle = FEATURE_NAMES.indexOf('inMainOrArticle');
+    const articleOnly = {
+      ...everything,
+      context: stump(CONTEXT_FEATURES, inArticle, 0.5, -5, 5),
+      keep: { ...everything.keep, article: { mode: 'model', at: 0.5 } as const },
+    };
+    const md = render(articleOnly);
+    assert.match(md, /Rivers carry water[\s\S]*Their flow rises/);
+    assert.doesNotMatch(md, /Home|Copyright/);
+    const nothing = {
+      ...everything,
+      context: stump(CONTEXT_FEATURES, 0, 0, -5, -5),
+      keep: { ...everything.keep, article: { mode: 'model', at: 0.5 } as const },
+    };
+    assert.match(render(nothing), /Rivers carry water/, "the rules' choice stands");
+    assert.doesNotMatch(render(nothing), /Copyright/);
+  });
+
+  test('inline elements follow the block they are part of', () => {
+    const doc = parseHtml(
+      `<body><div><p>Kept <a href="/x">linked words</a> and <em>emphasis</em>.</p></div><p>Dropped <b>bold</b>.</p></body>`,
+    );
+    const page = analysePage(doc, 'other')!;
+    const keptRow = page.blocks.elements.findIndex((el: Element) => el.children.length === 5);
+    const model: MainContentModel = {
+      blocks: stump(FEATURE_NAMES, 0, 0, 0, 0),
+      context: stump(CONTEXT_FEATURES, FEATURE_NAMES.indexOf('position'), 0.3, 5, -5),
+      keep: Object.fromEntries(
+        ['article', 'product', 'forum', 'listing', 'documentation', 'other'].map((k) => [
+          k,
+          { mode: 'model', at: 0.5 },
+        ]),
+      ) as MainContentModel['keep'],
+    };
+    assert.equal(keptRow, 0);
+    const main = pickMainContent(doc, 'other', model)!;
+    const md = toMarkdown(main.roots, {
+      base: new URL('https://example.test/'),
+      removeBase64Images: true,
+      skip: main.skip,
+    });
+    assert.equal(md, 'Kept [linked words](https://example.test/x) and *emphasis*.');
+  });
+});
