@@ -17,9 +17,9 @@ export interface FitOptions {
 }
 
 export const DEFAULT_FIT: FitOptions = {
-  trees: 120,
+  trees: 200,
   depth: 4,
-  learningRate: 0.15,
+  learningRate: 0.1,
   subsample: 0.6,
   lambda: 5,
   minChild: 20,

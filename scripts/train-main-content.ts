@@ -119,22 +119,31 @@ if (dumpAt >= 0) {
 const textKept = (page: Page, keep: (i: number) => boolean): string =>
   page.texts.filter((_, i) => keep(i)).join('\n');
 
-/** Approximate benchmark scores per group: the kept blocks' text in page order (Markdown aside). */
-function evaluate(keep: (page: Page, i: number) => boolean): Map<string, ReturnType<typeof corpusScore>> {
+/** A page's approximate benchmark score when `keep` picks its blocks (their text in page order, Markdown aside). */
+function scorePage(page: Page, keep: (i: number) => boolean): ReturnType<typeof pageScore> {
+  let text = textKept(page, keep);
+  // As the service does: when the model keeps nothing, the rules' choice stands.
+  if (text.replace(/\s/g, '').length < 25) text = textKept(page, (i) => page.ruleKeeps[i]!);
+  return pageScore(page.truth, text);
+}
+
+/** Scores per group (zyte, each WCXB type, all of WCXB) from every page's score. */
+function evaluatePages(
+  score: (page: Page, index: number) => ReturnType<typeof pageScore>,
+): Map<string, ReturnType<typeof corpusScore>> {
   const byGroup = new Map<string, ReturnType<typeof pageScore>[]>();
-  for (const page of corpus.pages) {
-    const ruleText = textKept(page, (i) => page.ruleKeeps[i]!);
-    let text = textKept(page, (i) => keep(page, i));
-    // As the service does: when the model keeps nothing, the rules' choice stands.
-    if (text.replace(/\s/g, '').length < 25) text = ruleText;
+  corpus.pages.forEach((page, index) => {
     const list = byGroup.get(groupOf(page)) ?? [];
-    list.push(pageScore(page.truth, text));
+    list.push(score(page, index));
     byGroup.set(groupOf(page), list);
-  }
+  });
   const out = new Map([...byGroup].map(([group, scores]) => [group, corpusScore(scores)]));
   out.set('wcxb (all)', corpusScore([...byGroup].filter(([g]) => g !== 'zyte').flatMap(([, s]) => s)));
   return out;
 }
+
+const evaluate = (keep: (page: Page, i: number) => boolean): Map<string, ReturnType<typeof corpusScore>> =>
+  evaluatePages((page) => scorePage(page, (i) => keep(page, i)));
 
 const rules = evaluate((page, i) => page.ruleKeeps[i]!);
 /** The objective: WCXB overall without giving up the article set. */
@@ -157,20 +166,29 @@ const CANDIDATES: KeepRule[] = [
 ];
 // Per kind of page, the threshold (or the rules' choice, null) that scores best on held-out sites, one kind at
 // a time, twice over.
-const thresholds = Object.fromEntries(PAGE_KINDS.map((k) => [k, CANDIDATES[0]!])) as Record<
+// A page's score depends only on its own kind's rule: score every page once per candidate, then combine.
+const candidateScores = CANDIDATES.map((rule) =>
+  corpus.pages.map((page) =>
+    scorePage(page, (i) => keepWith({ [page.kind]: rule } as Record<PageKind, KeepRule>)(page, i)),
+  ),
+);
+const choice = Object.fromEntries(PAGE_KINDS.map((k) => [k, 0])) as Record<PageKind, number>;
+const evaluateChoice = (c: Record<PageKind, number>): Map<string, ReturnType<typeof corpusScore>> =>
+  evaluatePages((page, index) => candidateScores[c[page.kind]]![index]!);
+for (let pass = 0; pass < 2; pass++) {
+  for (const kind of PAGE_KINDS) {
+    let best = { candidate: choice[kind], score: -1 };
+    CANDIDATES.forEach((_, candidate) => {
+      const score = objective(evaluateChoice({ ...choice, [kind]: candidate }));
+      if (score > best.score) best = { candidate, score };
+    });
+    choice[kind] = best.candidate;
+  }
+}
+const thresholds = Object.fromEntries(PAGE_KINDS.map((k) => [k, CANDIDATES[choice[k]]!])) as Record<
   PageKind,
   KeepRule
 >;
-for (let pass = 0; pass < 2; pass++) {
-  for (const kind of PAGE_KINDS) {
-    let best = { t: thresholds[kind], score: -1 };
-    for (const t of CANDIDATES) {
-      const score = objective(evaluate(keepWith({ ...thresholds, [kind]: t })));
-      if (score > best.score) best = { t, score };
-    }
-    thresholds[kind] = best.t;
-  }
-}
 console.log('thresholds', JSON.stringify(thresholds));
 const model = evaluate(keepWith(thresholds));
 console.log(`\nheld-out sites (${folds}-fold by site): F1 / P / R`);
