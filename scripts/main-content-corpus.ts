@@ -113,7 +113,7 @@ export function loadCorpus(root: string, sets: string[]): Corpus {
       const doc = parseHtml(html);
       const kind = detectPageKind(doc, url).kind;
       const analysis = analysePage(doc, kind, true);
-      if (!analysis) continue;
+      if (!analysis?.blocks) continue;
       const { blocks } = analysis;
       const texts = blocks.texts!;
       const truthShingles = shingles(entry.articleBody);

@@ -5,7 +5,7 @@ import { FEATURE_COUNT, FEATURE_NAMES, ruleKept } from '../src/content/block-fea
 import { checkModel, predict } from '../src/content/block-model.js';
 import type { MainContentModel, TreeModel } from '../src/content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
-import { analysePage, pickMainContent } from '../src/content/main-content.js';
+import { MAX_MODEL_BLOCKS, analysePage, pickMainContent } from '../src/content/main-content.js';
 import { toMarkdown } from '../src/content/markdown.js';
 import { parseHtml } from '../src/content/parse.js';
 import type { Element } from '../src/content/parse.js';
@@ -50,7 +50,7 @@ describe('main-content model', () => {
 
   test('blocks are the elements with text of their own, in page order, each with every feature', () => {
     const page = analysePage(parseHtml(ARTICLE), 'article', true)!;
-    const { blocks } = page;
+    const blocks = page.blocks!;
     assert.deepEqual(blocks.texts, [
       'Home News About',
       'Rivers',
@@ -72,7 +72,7 @@ describe('main-content model', () => {
 
   test("context features: each block's features, then first-stage verdicts around it", () => {
     const page = analysePage(parseHtml(ARTICLE), 'article')!;
-    const { blocks } = page;
+    const blocks = page.blocks!;
     const first = Float32Array.from([0, 1, 1, 1, 0]);
     const rows = contextFeatures(blocks.features, containersOf(blocks.elements), first);
     const width = CONTEXT_FEATURES.length;
@@ -137,7 +137,7 @@ describe('main-content model', () => {
       `<body><div><p>Kept <a href="/x">linked words</a> and <em>emphasis</em>.</p></div><p>Dropped <b>bold</b>.</p></body>`,
     );
     const page = analysePage(doc, 'other')!;
-    const keptRow = page.blocks.elements.findIndex((el: Element) => el.children.length === 5);
+    const keptRow = page.blocks!.elements.findIndex((el: Element) => el.children.length === 5);
     const model: MainContentModel = {
       blocks: stump(FEATURE_NAMES, 0, 0, 0, 0),
       context: stump(CONTEXT_FEATURES, FEATURE_NAMES.indexOf('position'), 0.3, 5, -5),
@@ -156,5 +156,24 @@ describe('main-content model', () => {
       skip: main.skip,
     });
     assert.equal(md, 'Kept [linked words](https://example.test/x) and *emphasis*.');
+  });
+
+  test('past MAX_MODEL_BLOCKS blocks the rules decide, and no features are computed', () => {
+    const rows = Array.from(
+      { length: MAX_MODEL_BLOCKS + 1 },
+      (_, i) => `<p>Line ${i} of a very long page.</p>`,
+    );
+    const doc = parseHtml(
+      `<html><body><nav><a href="/">Home</a></nav><main>${rows.join('')}</main></body></html>`,
+    );
+    const page = analysePage(doc, 'other')!;
+    assert.equal(page.blocks, null);
+    const main = pickMainContent(doc, 'other')!;
+    assert.deepEqual(
+      main.roots,
+      pickMainContent(doc, 'other', null)!.roots,
+      "the rules' choice, as with no model",
+    );
+    assert.equal(main.roots[0]!.type, 'tag');
   });
 });

@@ -32,7 +32,21 @@ export interface PageAnalysis {
   body: Element;
   stats: Map<Element, Stats>;
   rules: MainContent | null;
-  blocks: Blocks;
+  /** Null on a page of more than MAX_MODEL_BLOCKS blocks: the rules alone decide there. */
+  blocks: Blocks | null;
+}
+
+/**
+ * Pages have about 170 blocks (the article set) and rarely more than a few thousand. Each costs some 80
+ * numbers of features, so a hostile page of hundreds of thousands of paragraphs would take hundreds of MB
+ * of a content worker: past this many, the model steps aside and the rules (linear, no per-block rows) decide.
+ */
+export const MAX_MODEL_BLOCKS = 20_000;
+
+function countBlocks(stats: Map<Element, Stats>): number {
+  let n = 0;
+  for (const [el, s] of stats) if (s.ownText > 0 && BLOCK_ELEMENTS.has(el.name)) n++;
+  return n;
 }
 
 /** The page measured once, the rules' choice, and every block with its features (the trainer reads this too). */
@@ -45,7 +59,9 @@ export function analysePage(doc: Document, kind: PageKind, withTexts = false): P
   const choice: RuleChoice = rules
     ? { roots: new Set(rules.roots), skip: rules.skip }
     : { roots: new Set([body]), skip: () => false };
-  return { body, stats, rules, blocks: blockFeatures(body, stats, kind, choice, withTexts) };
+  const blocks =
+    countBlocks(stats) <= MAX_MODEL_BLOCKS ? blockFeatures(body, stats, kind, choice, withTexts) : null;
+  return { body, stats, rules, blocks };
 }
 
 /**
@@ -62,7 +78,7 @@ export function pickMainContent(
 ): MainContent | null {
   const page = analysePage(doc, kind);
   const keep = model?.keep[kind];
-  if (!page || !model || !keep || keep.mode === 'rules') return page?.rules ?? null;
+  if (!page?.blocks || !model || !keep || keep.mode === 'rules') return page?.rules ?? null;
   const { blocks, stats, body } = page;
   const probability = blockProbabilities(model, blocks);
   const kept = new Set<Element>();
