@@ -10,6 +10,8 @@ import type { PageKind } from './page-kind.js';
 export interface MainContent {
   roots: Element[];
   skip: (el: Element) => boolean;
+  /** The headline that repeats the page <title> (it is metadata.title), left out by `skip`. */
+  headline?: Element | null;
 }
 
 /** Tags that are a paragraph themselves; loose text in any other element is a paragraph inside it. */
@@ -89,7 +91,7 @@ export function ruleMainContent(
   // Never much less than the page has to read: when the chosen part holds a small share of the text the page
   // shows outside its boilerplate, it was a fragment (one card of a listing, one post of a thread). Widen it
   // to the nearest ancestor holding enough, the body at most.
-  if (!isTag(body)) return { roots, skip };
+  if (!isTag(body)) return { roots, skip, headline };
   const widenBelow = kind === 'article' ? WIDEN_ARTICLE_BELOW : WIDEN_BELOW;
   const kept = keptTextBelow(
     body,
@@ -98,13 +100,14 @@ export function ruleMainContent(
   );
   const readable = kept.get(body) ?? 0;
   const chosen = roots.reduce((n, root) => n + keptTextBelow(root, skip, stats).get(root)!, 0);
-  if (chosen >= readable * widenBelow) return { roots, skip };
+  if (chosen >= readable * widenBelow) return { roots, skip, headline };
   let wider: Element = roots[0]!;
   do wider = wider.parent && isTag(wider.parent) ? wider.parent : body;
   while (wider !== body && (kept.get(wider) ?? 0) < readable * widenBelow);
   return {
     roots: [wider],
     skip: (el) => el === headline || (el !== wider && isBoilerplate(el, stats, bodyStats.text, true)),
+    headline,
   };
 }
 

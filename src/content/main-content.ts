@@ -89,7 +89,10 @@ export function pickMainContent(
     keptText += stats.get(el)!.ownText;
   });
   if (keptText < MIN_KEPT_TEXT) return page.rules;
-  return { roots: [body], skip: keptBlocksOnly(kept, stats) };
+  const keptOnly = keptBlocksOnly(kept, stats);
+  // As with the rules alone: the headline that repeats <title> is metadata.title, not the content's start.
+  const headline = page.rules?.headline;
+  return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline };
 }
 
 /** Fewer kept characters than this is the model finding nothing, not a page of nothing. */
