@@ -79,6 +79,8 @@ export function pickMainContent(
   const page = analysePage(doc, kind);
   const keep = model?.keep[kind];
   if (!page?.blocks || !model || !keep || keep.mode === 'rules') return page?.rules ?? null;
+  // A short page with nothing article-shaped (a note, a document of a few lines) is its whole self.
+  if (!page.rules && (page.stats.get(page.body)?.text ?? 0) < SHORT_PAGE_TEXT) return null;
   const { blocks, stats, body } = page;
   const probability = blockProbabilities(model, blocks);
   const kept = new Set<Element>();
@@ -88,15 +90,25 @@ export function pickMainContent(
     kept.add(el);
     keptText += stats.get(el)!.ownText;
   });
-  if (keptText < MIN_KEPT_TEXT) return page.rules;
+  let ruleText = 0;
+  blocks.elements.forEach((el, i) => {
+    if (ruleKept(blocks, i)) ruleText += stats.get(el)!.ownText;
+  });
+  // Never much less than the rules chose: a page unlike any the model learned from (one huge paragraph,
+  // say) must not lose its text to it.
+  if (keptText < MIN_KEPT_TEXT || keptText < ruleText * MIN_SHARE_OF_RULES) return page.rules;
   const keptOnly = keptBlocksOnly(kept, stats);
   // As with the rules alone: the headline that repeats <title> is metadata.title, not the content's start.
   const headline = page.rules?.headline;
   return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline };
 }
 
+/** A page with less visible text than this, and nothing the rules call an article, is rendered whole. */
+const SHORT_PAGE_TEXT = 1000;
 /** Fewer kept characters than this is the model finding nothing, not a page of nothing. */
 const MIN_KEPT_TEXT = 25;
+/** The model's choice holding less than this share of the rules' text is a miss: the rules decide. */
+const MIN_SHARE_OF_RULES = 0.1;
 
 /**
  * Leaves out every element with text but no kept block at or below it. Inline elements (links, emphasis)
