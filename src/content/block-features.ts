@@ -145,6 +145,9 @@ interface Context {
   form: boolean;
   table: boolean;
   list: boolean;
+  /** log(1 + this element's siblings of its tag and class), and the same for its parent. */
+  repeats: number;
+  parentRepeats: number;
   /** The nearest ancestor that is one of a run of siblings alike (tag and class): cards, posts, menu items. */
   group: { share: number; count: number; density: number; at: number };
 }
@@ -153,17 +156,15 @@ const FAMILY_PATTERNS = Object.values(FAMILIES);
 const NO_GROUP = { share: 0, count: 0, density: 0, at: -1 };
 const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
 
-/** Siblings of `el` with its tag and class: a card among cards, a post among posts. */
-function repeats(el: Element): number {
-  const parent = el.parent;
-  if (!parent || !isTag(parent)) return 0;
-  const cls = el.attribs.class ?? '';
-  let n = 0;
-  for (const sibling of parent.children) {
-    if (sibling !== el && isTag(sibling) && sibling.name === el.name && (sibling.attribs.class ?? '') === cls)
-      n++;
-  }
-  return Math.log1p(n);
+/**
+ * How many of `el`'s children share each tag and class (every child element, with text or not), counted once
+ * per parent so that a block's alike siblings cost nothing more: a card among cards, a post among posts.
+ */
+function alikeCounts(el: Element): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const child of el.children)
+    if (isTag(child)) counts.set(keyOf(child), (counts.get(keyOf(child)) ?? 0) + 1);
+  return counts;
 }
 
 const parentOf = (el: Element): Element | null => (el.parent && isTag(el.parent) ? el.parent : null);
@@ -278,8 +279,8 @@ export function blockFeatures(
         density(grand),
         share(great),
         density(great),
-        repeats(el),
-        parent ? repeats(parent) : 0,
+        c.repeats,
+        c.parentRepeats,
         ...PAGE_KINDS.map((k) => +(k === kind)),
         Math.log1p(pageText),
         linkDensity(pageStats),
@@ -312,6 +313,7 @@ export function blockFeatures(
     if (!s || s.text === 0) return;
     if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
     const groups = runsOfAlike(el, stats);
+    const alike = alikeCounts(el);
     for (const child of el.children) {
       if (!isTag(child) || isInvisible(child)) continue;
       // Most elements have no class or id: their signals are their ancestors', a level further.
@@ -323,6 +325,8 @@ export function blockFeatures(
       const run = groups.get(keyOf(child));
       visit(child, {
         depth,
+        repeats: Math.log1p(alike.get(keyOf(child))! - 1),
+        parentRepeats: c.repeats,
         boiler: c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role),
         header: c.header || child.name === 'header' || role === 'banner',
         footer: c.footer || child.name === 'footer' || role === 'contentinfo',
@@ -350,8 +354,11 @@ export function blockFeatures(
       });
     }
   };
+  const bodyParent = parentOf(body);
   visit(body, {
     depth: 0,
+    repeats: bodyParent ? Math.log1p(alikeCounts(bodyParent).get(keyOf(body))! - 1) : 0,
+    parentRepeats: 0,
     boiler: false,
     header: false,
     footer: false,
