@@ -68,7 +68,7 @@ describe('main-content model', () => {
     assert.equal(feature(2, 'inMainOrArticle'), 1);
     assert.equal(feature(2, 'kind_article'), 1);
     assert.equal(feature(2, 'prev_isHeading'), 1, "the block before is the article's heading");
-    assert.equal(feature(2, 'repeatedSelf'), Math.log1p(1), 'one paragraph beside it, alike');
+    assert.equal(feature(2, 'repeatedSelf'), Math.fround(Math.log1p(1)), 'one paragraph beside it, alike');
     assert.equal(feature(1, 'repeatedSelf'), 0, 'the heading has no alike sibling');
   });
 
