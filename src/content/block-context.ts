@@ -1,5 +1,5 @@
 import type { Element } from './parse.js';
-import { isTag } from './parse.js';
+import { parentElement } from './parse.js';
 import { FEATURE_COUNT, FEATURE_NAMES } from './block-features.js';
 
 /** What the second stage adds to each block's features: the first stage's verdicts around it. */
@@ -30,7 +30,7 @@ export function containersOf(elements: readonly Element[]): Int32Array {
   elements.forEach((el, i) => {
     let a: Element | null = el;
     for (let level = 0; level < 3; level++) {
-      a = a?.parent && isTag(a.parent) ? a.parent : null;
+      a = a && parentElement(a);
       if (!a) break;
       let id = ids.get(a);
       if (id === undefined) ids.set(a, (id = ids.size));

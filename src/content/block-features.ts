@@ -1,5 +1,5 @@
 import type { AnyNode, Element } from './parse.js';
-import { isTag } from './parse.js';
+import { isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
 import { isInvisible } from './visibility.js';
 import type { Stats } from './block-stats.js';
@@ -156,19 +156,6 @@ const FAMILY_PATTERNS = Object.values(FAMILIES);
 const NO_GROUP = { share: 0, count: 0, density: 0, at: -1 };
 const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
 
-/**
- * How many of `el`'s children share each tag and class (every child element, with text or not), counted once
- * per parent so that a block's alike siblings cost nothing more: a card among cards, a post among posts.
- */
-function alikeCounts(el: Element): Map<string, number> {
-  const counts = new Map<string, number>();
-  for (const child of el.children)
-    if (isTag(child)) counts.set(keyOf(child), (counts.get(keyOf(child)) ?? 0) + 1);
-  return counts;
-}
-
-const parentOf = (el: Element): Element | null => (el.parent && isTag(el.parent) ? el.parent : null);
-
 /** The block's own text: direct text and inline descendants (training labels read it). */
 function ownTextOf(el: Element): string {
   const parts: string[] = [];
@@ -233,9 +220,9 @@ export function blockFeatures(
     const near = (at: number): number => (at < 0 ? 0 : 1 / (c.depth - at + 1));
     const own = ownTextOf(el);
     const [digits, upper] = shares(own);
-    const parent = parentOf(el);
-    const grand = parent && parentOf(parent);
-    const great = grand && parentOf(grand);
+    const parent = parentElement(el);
+    const grand = parent && parentElement(parent);
+    const great = grand && parentElement(grand);
     const name = el.name;
     const level = HEADING_LEVEL[name] ?? 0;
     if (name === 'h1') afterH1 = true;
@@ -313,7 +300,6 @@ export function blockFeatures(
     if (!s || s.text === 0) return;
     if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
     const groups = runsOfAlike(el, stats);
-    const alike = alikeCounts(el);
     for (const child of el.children) {
       if (!isTag(child) || isInvisible(child)) continue;
       // Most elements have no class or id: their signals are their ancestors', a level further.
@@ -322,10 +308,10 @@ export function blockFeatures(
       const signal = (pattern: RegExp, at: number): number => (names && pattern.test(names) ? depth : at);
       const role = child.attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);
-      const run = groups.get(keyOf(child));
+      const run = groups.get(keyOf(child))!; // every child element is counted
       visit(child, {
         depth,
-        repeats: Math.log1p(alike.get(keyOf(child))! - 1),
+        repeats: Math.log1p(run.all - 1),
         parentRepeats: c.repeats,
         boiler: c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role),
         header: c.header || child.name === 'header' || role === 'banner',
@@ -343,7 +329,7 @@ export function blockFeatures(
         table: c.table || child.name === 'table',
         list: c.list || child.name === 'ul' || child.name === 'ol',
         group:
-          run && run.count >= 2
+          run.count >= 2
             ? {
                 share: run.text / pageText,
                 count: run.count,
@@ -354,10 +340,10 @@ export function blockFeatures(
       });
     }
   };
-  const bodyParent = parentOf(body);
+  const bodyParent = parentElement(body);
   visit(body, {
     depth: 0,
-    repeats: bodyParent ? Math.log1p(alikeCounts(bodyParent).get(keyOf(body))! - 1) : 0,
+    repeats: bodyParent ? Math.log1p(runsOfAlike(bodyParent, stats).get(keyOf(body))!.all - 1) : 0,
     parentRepeats: 0,
     boiler: false,
     header: false,
@@ -384,21 +370,30 @@ export function blockFeatures(
 /** A child's kind among its siblings: tag and class. */
 const keyOf = (el: Element): string => `${el.name}.${el.attribs.class ?? ''}`;
 
-/** The children of `el` by kind, each kind's count and text: runs of alike siblings. */
-function runsOfAlike(
-  el: Element,
-  stats: Map<Element, Stats>,
-): Map<string, { count: number; text: number; linkText: number }> {
-  const runs = new Map<string, { count: number; text: number; linkText: number }>();
+/** Children of one kind (tag and class): all of them, and those with text with their text and link text. */
+interface Run {
+  all: number;
+  count: number;
+  text: number;
+  linkText: number;
+}
+
+/**
+ * The children of `el` by kind, in one pass per parent: runs of alike siblings (a card among cards, a post
+ * among posts), so that no block scans its siblings itself.
+ */
+function runsOfAlike(el: Element, stats: Map<Element, Stats>): Map<string, Run> {
+  const runs = new Map<string, Run>();
   for (const child of el.children) {
     if (!isTag(child)) continue;
+    const run = runs.get(keyOf(child)) ?? { all: 0, count: 0, text: 0, linkText: 0 };
+    runs.set(keyOf(child), run);
+    run.all++;
     const s = stats.get(child);
     if (!s || s.text === 0) continue;
-    const run = runs.get(keyOf(child)) ?? { count: 0, text: 0, linkText: 0 };
     run.count++;
     run.text += s.text;
     run.linkText += s.linkText;
-    runs.set(keyOf(child), run);
   }
   return runs;
 }

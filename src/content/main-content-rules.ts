@@ -1,6 +1,6 @@
 import type { AnyNode, Document, Element } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
-import { findFirst, isTag, textOf } from './parse.js';
+import { findFirst, isTag, parentElement, textOf } from './parse.js';
 import { isInvisible } from './visibility.js';
 import type { Stats } from './block-stats.js';
 import { NEGATIVE, POSITIVE, classAndId, isBoilerplate, linkDensity } from './block-stats.js';
@@ -102,7 +102,7 @@ export function ruleMainContent(
   const chosen = roots.reduce((n, root) => n + keptTextBelow(root, skip, stats).get(root)!, 0);
   if (chosen >= readable * widenBelow) return { roots, skip, headline };
   let wider: Element = roots[0]!;
-  do wider = wider.parent && isTag(wider.parent) ? wider.parent : body;
+  do wider = parentElement(wider) ?? body;
   while (wider !== body && (kept.get(wider) ?? 0) < readable * widenBelow);
   return {
     roots: [wider],

@@ -1,5 +1,5 @@
 import type { Document, Element } from './parse.js';
-import { bodyOf, isTag } from './parse.js';
+import { bodyOf, isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
 import type { Stats } from './block-stats.js';
 import { measure } from './block-stats.js';
@@ -68,8 +68,8 @@ export function analysePage(doc: Document, kind: PageKind, withTexts = false): P
  * The page's main content: the rules' choice (main-content-rules.ts) refined block by block by a small
  * tree model (block-model.ts) that reads the rules' decision among its features and what kind of page
  * this is, so a product keeps its price and specifications and a thread every post. When the model keeps
- * next to nothing of a page that has text, the rules' choice stands: main content is never empty for a
- * page with text. Null when there is nothing to choose from (callers render the whole page).
+ * next to nothing, or much less than the rules chose, the rules' choice stands: main content is never
+ * empty for a page with text. Null when there is nothing to choose from (callers render the whole page).
  */
 export function pickMainContent(
   doc: Document,
@@ -85,14 +85,14 @@ export function pickMainContent(
   const probability = blockProbabilities(model, blocks);
   const kept = new Set<Element>();
   let keptText = 0;
-  blocks.elements.forEach((el, i) => {
-    if (probability[i]! < keep.at || (keep.mode === 'within-rules' && !ruleKept(blocks, i))) return;
-    kept.add(el);
-    keptText += stats.get(el)!.ownText;
-  });
   let ruleText = 0;
   blocks.elements.forEach((el, i) => {
-    if (ruleKept(blocks, i)) ruleText += stats.get(el)!.ownText;
+    const text = stats.get(el)!.ownText;
+    const byRules = ruleKept(blocks, i);
+    if (byRules) ruleText += text;
+    if (probability[i]! < keep.at || (keep.mode === 'within-rules' && !byRules)) return;
+    kept.add(el);
+    keptText += text;
   });
   // Never much less than the rules chose: a page unlike any the model learned from (one huge paragraph,
   // say) must not lose its text to it.
@@ -117,8 +117,7 @@ const MIN_SHARE_OF_RULES = 0.1;
 function keptBlocksOnly(kept: Set<Element>, stats: Map<Element, Stats>): (el: Element) => boolean {
   const holds = new Set<Element>();
   for (const el of kept) {
-    for (let p: Element | null = el; p && !holds.has(p); p = p.parent && isTag(p.parent) ? p.parent : null)
-      holds.add(p);
+    for (let p: Element | null = el; p && !holds.has(p); p = parentElement(p)) holds.add(p);
   }
   const inlineKept = new Map<Element, boolean>();
   const ownerKept = (el: Element): boolean => {

@@ -109,6 +109,10 @@ export function allElements(root: AnyNode): Element[] {
   return out;
 }
 
+/** The element an element sits in, or null at the top of the tree. */
+export const parentElement = (el: Element): Element | null =>
+  el.parent && isTag(el.parent) ? el.parent : null;
+
 /** The element that holds the page's visible content: <body>, else the document itself. */
 export function bodyOf(doc: Document): AnyNode {
   return findFirst(doc, 'body') ?? doc;
