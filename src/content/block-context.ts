@@ -85,29 +85,23 @@ export function contextFeatures(
   let above = 0;
   for (let i = 0; i < n; i++) if (p[i]! >= 0.5) above += weight[i]!;
   const out = new Float32Array(n * WIDTH);
+  const pageAbove = above / Math.max(1e-9, total);
   for (let i = 0; i < n; i++) {
     out.set(features.subarray(i * FEATURE_COUNT, (i + 1) * FEATURE_COUNT), i * WIDTH);
-    const mean = (level: number): number => {
-      const id = containers[i * 3 + level]!;
-      return id >= 0 ? sumP[id]! / sumW[id]! : p[i]!;
-    };
     const great = containers[i * 3 + 2]!;
-    out.set(
-      [
-        p[i]!,
-        i > 0 ? p[i - 1]! : 0,
-        i + 1 < n ? p[i + 1]! : 0,
-        windowMean(i, 3),
-        windowMean(i, 10),
-        mean(0),
-        mean(1),
-        mean(2),
-        Math.log1p(great >= 0 ? count[great]! : 0),
-        pageMean,
-        above / Math.max(1e-9, total),
-      ],
-      i * WIDTH + FEATURE_COUNT,
-    );
+    let k = i * WIDTH + FEATURE_COUNT;
+    out[k++] = p[i]!;
+    out[k++] = i > 0 ? p[i - 1]! : 0;
+    out[k++] = i + 1 < n ? p[i + 1]! : 0;
+    out[k++] = windowMean(i, 3);
+    out[k++] = windowMean(i, 10);
+    for (let level = 0; level < 3; level++) {
+      const id = containers[i * 3 + level]!;
+      out[k++] = id >= 0 ? sumP[id]! / sumW[id]! : p[i]!;
+    }
+    out[k++] = Math.log1p(great >= 0 ? count[great]! : 0);
+    out[k++] = pageMean;
+    out[k++] = pageAbove;
   }
   return out;
 }

@@ -159,13 +159,14 @@ const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
 /** The block's own text: direct text and inline descendants (training labels read it). */
 function ownTextOf(el: Element): string {
   const parts: string[] = [];
-  const walk = (node: AnyNode): void => {
-    if (node.type === 'text') parts.push(node.data);
-    else if (isTag(node) && !isInvisible(node) && !BLOCK_ELEMENTS.has(node.name))
-      for (const child of node.children) walk(child);
-  };
-  for (const child of el.children) walk(child);
+  for (const child of el.children) collectOwnText(child, parts);
   return parts.join('').replace(/\s+/g, ' ').trim();
+}
+
+function collectOwnText(node: AnyNode, parts: string[]): void {
+  if (node.type === 'text') parts.push(node.data);
+  else if (isTag(node) && !isInvisible(node) && !BLOCK_ELEMENTS.has(node.name))
+    for (const child of node.children) collectOwnText(child, parts);
 }
 
 /** Characters of a string that are digits / upper-case letters, for short own texts only (bounded). */
@@ -194,6 +195,30 @@ function shares(text: string): [number, number] {
   return [length > 0 ? digits / length : 0, letters > 0 ? upper / letters : 0];
 }
 
+/** 1 for a signal on the block itself (`at` = its depth), 1/2 on its parent..., 0 for none (-1). */
+const nearness = (depth: number, at: number): number => (at < 0 ? 0 : 1 / (depth - at + 1));
+
+const SENTENCE_END = /[.!?:;。！？]["')\]]?$/;
+
+/** Which class/id patterns a class-and-id string matches, as bits: tested once per distinct string. */
+const SIGNAL_NEGATIVE = 1;
+const SIGNAL_STRONG = 2;
+const SIGNAL_POSITIVE = 4;
+const SIGNAL_POST_LIKE = 8;
+const FAMILY_SHIFT = 4;
+
+function classSignals(names: string): number {
+  let bits = 0;
+  if (NEGATIVE.test(names)) bits |= SIGNAL_NEGATIVE;
+  if (STRONG_NEGATIVE.test(names)) bits |= SIGNAL_STRONG;
+  if (POSITIVE.test(names)) bits |= SIGNAL_POSITIVE;
+  if (POST_LIKE.test(names)) bits |= SIGNAL_POST_LIKE;
+  FAMILY_PATTERNS.forEach((pattern, i) => {
+    if (pattern.test(names)) bits |= 1 << (FAMILY_SHIFT + i);
+  });
+  return bits;
+}
+
 /** Every block of the page under `body` with its features, in document order. One pass; linear. */
 export function blockFeatures(
   body: Element,
@@ -215,9 +240,11 @@ export function blockFeatures(
   const share = (el: Element | null): number => (el ? (stats.get(el)?.text ?? 0) / pageText : 0);
   const density = (el: Element | null): number => (el ? linkDensity(stats.get(el)) : 0);
 
+  const kindAt = PAGE_KINDS.indexOf(kind);
+  const pageLogText = Math.log1p(pageText);
+  const pageLinkDensity = linkDensity(pageStats);
+
   const emit = (el: Element, s: Stats, c: Context): void => {
-    /** 1 for a signal on the block itself, 1/2 on its parent..., 0 for none. */
-    const near = (at: number): number => (at < 0 ? 0 : 1 / (c.depth - at + 1));
     const own = ownTextOf(el);
     const [digits, upper] = shares(own);
     const parent = parentElement(el);
@@ -233,68 +260,66 @@ export function blockFeatures(
       grown.set(rows);
       rows = grown;
     }
-    rows.set(
-      [
-        Math.log1p(s.ownText),
-        s.ownText > 0 ? s.ownLinkText / s.ownText : 0,
-        s.ownText > 0 ? (100 * s.ownCommas) / s.ownText : 0,
-        +(name === 'p'),
-        +(name === 'li'),
-        +(name === 'td' || name === 'th'),
-        +(level > 0),
-        +(name === 'h1'),
-        +(name === 'pre'),
-        +(name === 'dd' || name === 'dt'),
-        +DIV_LIKE.has(name),
-        Math.min(c.depth, 60),
-        seen / pageText,
-        digits,
-        +PRICE.test(own),
-        +/[.!?:;。！？]["')\]]?$/.test(own),
-        +c.boiler,
-        +c.header,
-        +c.footer,
-        +c.main,
-        near(c.negative),
-        near(c.strong),
-        near(c.positive),
-        +c.inRoots,
-        +c.skipped,
-        share(parent),
-        density(parent),
-        share(grand),
-        density(grand),
-        share(great),
-        density(great),
-        c.repeats,
-        c.parentRepeats,
-        ...PAGE_KINDS.map((k) => +(k === kind)),
-        Math.log1p(pageText),
-        linkDensity(pageStats),
-        ruleText / pageText,
-        +c.form,
-        +c.table,
-        +c.list,
-        level,
-        +(s.ownText > 0 && s.ownLinkText >= s.ownText),
-        near(c.itemprop),
-        near(c.postLike),
-        +afterH1,
-        upper,
-        c.group.share,
-        Math.log1p(c.group.count),
-        c.group.density,
-        near(c.group.at),
-        ...c.families.map(near),
-        // Neighbours' features and whether they share this block's parent: filled in once all rows are known.
-        // The neighbour slots stay 0 here: fillNeighbours writes them once every row is known.
-      ],
-      used,
-    );
+    // One row, written in FEATURE_NAMES order; 1 / (levels up + 1) for the "near" signals (nearness).
+    const row = rows;
+    let k = used;
+    row[k++] = Math.log1p(s.ownText);
+    row[k++] = s.ownText > 0 ? s.ownLinkText / s.ownText : 0;
+    row[k++] = s.ownText > 0 ? (100 * s.ownCommas) / s.ownText : 0;
+    row[k++] = +(name === 'p');
+    row[k++] = +(name === 'li');
+    row[k++] = +(name === 'td' || name === 'th');
+    row[k++] = +(level > 0);
+    row[k++] = +(name === 'h1');
+    row[k++] = +(name === 'pre');
+    row[k++] = +(name === 'dd' || name === 'dt');
+    row[k++] = +DIV_LIKE.has(name);
+    row[k++] = Math.min(c.depth, 60);
+    row[k++] = seen / pageText;
+    row[k++] = digits;
+    row[k++] = +PRICE.test(own);
+    row[k++] = +SENTENCE_END.test(own);
+    row[k++] = +c.boiler;
+    row[k++] = +c.header;
+    row[k++] = +c.footer;
+    row[k++] = +c.main;
+    row[k++] = nearness(c.depth, c.negative);
+    row[k++] = nearness(c.depth, c.strong);
+    row[k++] = nearness(c.depth, c.positive);
+    row[k++] = +c.inRoots;
+    row[k++] = +c.skipped;
+    row[k++] = share(parent);
+    row[k++] = density(parent);
+    row[k++] = share(grand);
+    row[k++] = density(grand);
+    row[k++] = share(great);
+    row[k++] = density(great);
+    row[k++] = c.repeats;
+    row[k++] = c.parentRepeats;
+    for (let i = 0; i < PAGE_KINDS.length; i++) row[k++] = +(i === kindAt);
+    row[k++] = pageLogText;
+    row[k++] = pageLinkDensity;
+    row[k++] = ruleText / pageText;
+    row[k++] = +c.form;
+    row[k++] = +c.table;
+    row[k++] = +c.list;
+    row[k++] = level;
+    row[k++] = +(s.ownText > 0 && s.ownLinkText >= s.ownText);
+    row[k++] = nearness(c.depth, c.itemprop);
+    row[k++] = nearness(c.depth, c.postLike);
+    row[k++] = +afterH1;
+    row[k++] = upper;
+    row[k++] = c.group.share;
+    row[k++] = Math.log1p(c.group.count);
+    row[k++] = c.group.density;
+    row[k++] = nearness(c.depth, c.group.at);
+    for (const at of c.families) row[k++] = nearness(c.depth, at);
+    // The neighbour slots stay 0 here: fillNeighbours writes them once every row is known.
     used += FEATURE_COUNT;
     seen += s.ownText;
   };
 
+  const signals = new Map<string, number>();
   const visit = (el: Element, c: Context): void => {
     const s = stats.get(el);
     if (!s || s.text === 0) return;
@@ -304,8 +329,13 @@ export function blockFeatures(
       if (!isTag(child) || isInvisible(child)) continue;
       // Most elements have no class or id: their signals are their ancestors', a level further.
       const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
+      let found = 0;
+      if (names) {
+        const known = signals.get(names);
+        if (known === undefined) signals.set(names, (found = classSignals(names)));
+        else found = known;
+      }
       const depth = c.depth + 1;
-      const signal = (pattern: RegExp, at: number): number => (names && pattern.test(names) ? depth : at);
       const role = child.attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);
       const run = groups.get(keyOf(child))!; // every child element is counted
@@ -317,12 +347,15 @@ export function blockFeatures(
         header: c.header || child.name === 'header' || role === 'banner',
         footer: c.footer || child.name === 'footer' || role === 'contentinfo',
         main: c.main || child.name === 'main' || child.name === 'article' || role === 'main',
-        negative: signal(NEGATIVE, c.negative),
-        strong: signal(STRONG_NEGATIVE, c.strong),
-        positive: signal(POSITIVE, c.positive),
-        postLike: signal(POST_LIKE, c.postLike),
+        negative: found & SIGNAL_NEGATIVE ? depth : c.negative,
+        strong: found & SIGNAL_STRONG ? depth : c.strong,
+        positive: found & SIGNAL_POSITIVE ? depth : c.positive,
+        postLike: found & SIGNAL_POST_LIKE ? depth : c.postLike,
         itemprop: 'itemprop' in child.attribs ? depth : c.itemprop,
-        families: names ? FAMILY_PATTERNS.map((pattern, i) => signal(pattern, c.families[i]!)) : c.families,
+        families:
+          found >> FAMILY_SHIFT
+            ? c.families.map((at, i) => (found & (1 << (FAMILY_SHIFT + i)) ? depth : at))
+            : c.families,
         inRoots,
         skipped: c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child)),
         form: c.form || child.name === 'form',

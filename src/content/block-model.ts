@@ -68,8 +68,11 @@ function compile(model: TreeModel): Compiled {
   return flat;
 }
 
-/** The probability that each row of `features` (`model.features.length` values a row) is main content. */
-export function predict(model: TreeModel, features: Float32Array): Float32Array {
+/**
+ * The probability that each row of `features` (`model.features.length` values a row) is main content;
+ * with `only`, just the rows it marks (the others read 0), for callers that will not look at the rest.
+ */
+export function predict(model: TreeModel, features: Float32Array, only?: Uint8Array): Float32Array {
   const { split, at, leaf } = compile(model);
   const width = model.features.length;
   const rows = features.length / width;
@@ -77,6 +80,7 @@ export function predict(model: TreeModel, features: Float32Array): Float32Array 
   const inner = (1 << model.depth) - 1;
   const trees = model.trees.length;
   for (let r = 0; r < rows; r++) {
+    if (only && !only[r]) continue;
     const offset = r * width;
     let score = model.base;
     for (let t = 0; t < trees; t++) {

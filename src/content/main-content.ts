@@ -21,10 +21,14 @@ const MODEL: MainContentModel = {
   keep: MAIN_CONTENT_MODEL.keep,
 };
 
-/** Each block's probability of being main content: the block stage, then the context stage over it. */
-export function blockProbabilities(model: MainContentModel, blocks: Blocks): Float32Array {
+/**
+ * Each block's probability of being main content: the block stage, then the context stage over it. With
+ * `only`, the final stage scores just the blocks it marks (the first stage reads every block: it is context).
+ */
+export function blockProbabilities(model: MainContentModel, blocks: Blocks, only?: Uint8Array): Float32Array {
   const first = predict(model.blocks, blocks.features);
-  return predict(model.context, contextFeatures(blocks.features, containersOf(blocks.elements), first));
+  const context = contextFeatures(blocks.features, containersOf(blocks.elements), first);
+  return predict(model.context, context, only);
 }
 
 /** What main-content detection reads of a page: its text statistics, the rules' choice and the blocks. */
@@ -82,15 +86,16 @@ export function pickMainContent(
   // A short page with nothing article-shaped (a note, a document of a few lines) is its whole self.
   if (!page.rules && (page.stats.get(page.body)?.text ?? 0) < SHORT_PAGE_TEXT) return null;
   const { blocks, stats, body } = page;
-  const probability = blockProbabilities(model, blocks);
+  const byRules = Uint8Array.from(blocks.elements, (_, i) => +ruleKept(blocks, i));
+  // Only taking out of the rules' choice, the model need not score the blocks the rules leave out.
+  const probability = blockProbabilities(model, blocks, keep.mode === 'within-rules' ? byRules : undefined);
   const kept = new Set<Element>();
   let keptText = 0;
   let ruleText = 0;
   blocks.elements.forEach((el, i) => {
     const text = stats.get(el)!.ownText;
-    const byRules = ruleKept(blocks, i);
-    if (byRules) ruleText += text;
-    if (probability[i]! < keep.at || (keep.mode === 'within-rules' && !byRules)) return;
+    if (byRules[i]) ruleText += text;
+    if (probability[i]! < keep.at || (keep.mode === 'within-rules' && !byRules[i])) return;
     kept.add(el);
     keptText += text;
   });
