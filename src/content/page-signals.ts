@@ -31,15 +31,20 @@ const IMPLIES: Record<string, string[]> = {
   sveltekit: ['svelte'],
 };
 
-const ROOT_IDS: Record<string, string> = { __next: 'next.js', ___gatsby: 'gatsby', __nuxt: 'nuxt' };
-const MARKER_ATTRIBUTES: Record<string, string> = {
-  'data-reactroot': 'react',
-  'data-react-helmet': 'react',
-  'ng-version': 'angular',
-  'ng-app': 'angular',
-  'data-v-app': 'vue',
-  'data-server-rendered': 'vue',
-};
+// Maps, not object literals: an id or attribute named `constructor` must not read Object's prototype.
+const ROOT_IDS = new Map([
+  ['__next', 'next.js'],
+  ['___gatsby', 'gatsby'],
+  ['__nuxt', 'nuxt'],
+]);
+const MARKER_ATTRIBUTES = new Map([
+  ['data-reactroot', 'react'],
+  ['data-react-helmet', 'react'],
+  ['ng-version', 'angular'],
+  ['ng-app', 'angular'],
+  ['data-v-app', 'vue'],
+  ['data-server-rendered', 'vue'],
+]);
 const SCRIPT_SOURCES: [string, string][] = [
   ['/_next/', 'next.js'],
   ['/_nuxt/', 'nuxt'],
@@ -60,9 +65,10 @@ function frameworksOf(el: Element, found: Set<string>): void {
   const attribs = el.attribs;
   if (el.name === 'astro-island') found.add('astro');
   const id = attribs.id;
-  if (id !== undefined && ROOT_IDS[id]) found.add(ROOT_IDS[id]);
+  const root = id === undefined ? undefined : ROOT_IDS.get(id);
+  if (root) found.add(root);
   for (const name in attribs) {
-    const framework = MARKER_ATTRIBUTES[name];
+    const framework = MARKER_ATTRIBUTES.get(name);
     if (framework) found.add(framework);
     else if (name.startsWith('_nghost-') || name.startsWith('_ngcontent-')) found.add('angular');
     else if (name.startsWith('data-v-')) found.add('vue');
