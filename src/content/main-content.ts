@@ -15,11 +15,14 @@ import type { PageKind } from './page-kind.js';
 
 export type { MainContent };
 
-const MODEL: MainContentModel = {
-  blocks: checkModel(MAIN_CONTENT_MODEL.blocks, FEATURE_NAMES),
-  context: checkModel(MAIN_CONTENT_MODEL.context, CONTEXT_FEATURES),
-  keep: MAIN_CONTENT_MODEL.keep,
-};
+/** The shipped model, checked against the features on first use (the trainer loads this module to retrain it). */
+let shipped: MainContentModel | undefined;
+const shippedModel = (): MainContentModel =>
+  (shipped ??= {
+    blocks: checkModel(MAIN_CONTENT_MODEL.blocks, FEATURE_NAMES),
+    context: checkModel(MAIN_CONTENT_MODEL.context, CONTEXT_FEATURES),
+    keep: MAIN_CONTENT_MODEL.keep,
+  });
 
 /**
  * Each block's probability of being main content: the block stage, then the context stage over it. With
@@ -78,7 +81,7 @@ export function analysePage(doc: Document, kind: PageKind, withTexts = false): P
 export function pickMainContent(
   doc: Document,
   kind: PageKind = 'other',
-  model: MainContentModel | null = MODEL,
+  model: MainContentModel | null = shippedModel(),
 ): MainContent | null {
   const page = analysePage(doc, kind);
   const keep = model?.keep[kind];
