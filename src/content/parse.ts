@@ -4,6 +4,7 @@ import { DomHandler, isTag } from 'domhandler';
 import { UnsupportedContentError } from '../errors.js';
 import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
 import { revealNoscriptPage } from './noscript-page.js';
+import { bogusCdataAsComments } from './html-cdata.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -76,7 +77,9 @@ class BoundedDomHandler extends DomHandler {
  */
 export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Document {
   const handler = new BoundedDomHandler(limits);
-  new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(html);
+  new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(
+    bogusCdataAsComments(html),
+  );
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
   revealNoscriptPage(handler.root, handler.noscripts);
   return handler.root;
