@@ -3,7 +3,8 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { DomHandler, isTag } from 'domhandler';
 import { UnsupportedContentError } from '../errors.js';
 import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
-import { revealNoscriptPage } from './noscript-page.js';
+import { isHiddenByAuthor, revealHiddenPage } from './hidden-page.js';
+import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { bogusCdataAsComments } from './html-cdata.js';
 
 export type { AnyNode, Document, Element };
@@ -30,8 +31,11 @@ class BoundedDomHandler extends DomHandler {
   private nodes = 0;
   /** Declarative shadow roots, in document order, rendered in place once the tree is built. */
   readonly shadowRoots: Element[] = [];
-  /** `<noscript>` elements, one of which may be the page (noscript-page.ts). */
-  readonly noscripts: Element[] = [];
+  /** `<noscript>` and hidden elements, one of which may be the page waiting for its scripts (hidden-page.ts). */
+  readonly hiddenPages: Element[] = [];
+  /** React streaming's boundaries, segments and placeholders by id, and the inline scripts after the first segment. */
+  readonly streamingIds = new Map<string, Element>();
+  readonly streamingScripts: Element[] = [];
 
   constructor(private readonly limits: TreeLimits) {
     super(undefined, { withStartIndices: false, withEndIndices: false });
@@ -46,9 +50,13 @@ class BoundedDomHandler extends DomHandler {
       );
     }
     super.onopentag(name, attribs);
-    if (isShadowTemplate(name, attribs))
-      this.shadowRoots.push(this.tagStack[this.tagStack.length - 1] as Element);
-    else if (name === 'noscript') this.noscripts.push(this.tagStack[this.tagStack.length - 1] as Element);
+    const element = this.tagStack[this.tagStack.length - 1] as Element;
+    if (isShadowTemplate(name, attribs)) this.shadowRoots.push(element);
+    else if (name === 'noscript' || isHiddenByAuthor(name, attribs)) this.hiddenPages.push(element);
+    const id = attribs.id;
+    if (isStreamingId(id) && !this.streamingIds.has(id!)) this.streamingIds.set(id!, element);
+    else if (name === 'script' && this.streamingIds.size > 0 && !attribs.src)
+      this.streamingScripts.push(element);
   }
 
   override ontext(data: string): void {
@@ -81,7 +89,8 @@ export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS
     bogusCdataAsComments(html),
   );
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
-  revealNoscriptPage(handler.root, handler.noscripts);
+  if (handler.streamingScripts.length > 0) applyStreamedParts(handler.streamingIds, handler.streamingScripts);
+  revealHiddenPage(handler.root, handler.hiddenPages);
   return handler.root;
 }
 

@@ -1,5 +1,6 @@
 import type { AnyNode, ChildNode, Element, ParentNode } from 'domhandler';
 import { isTag } from 'domhandler';
+import { setChildren } from './tree-edit.js';
 
 /**
  * Marks an element whose shadow root was rendered into it (here, or by the browser engine's capture): a
@@ -10,16 +11,6 @@ export const SHADOW_HOST_ATTRIBUTE = 'data-pagewright-shadow-host';
 /** A declarative shadow root: `<template shadowrootmode="open|closed">` (or the older `shadowroot`). */
 export const isShadowTemplate = (name: string, attribs: Record<string, string>): boolean =>
   name === 'template' && ('shadowrootmode' in attribs || 'shadowroot' in attribs);
-
-/** Sets `parent`'s children to `nodes`, fixing every link, in one pass. */
-function setChildren(parent: ParentNode, nodes: ChildNode[]): void {
-  parent.children = nodes;
-  nodes.forEach((node, i) => {
-    node.parent = parent;
-    node.prev = nodes[i - 1] ?? null;
-    node.next = nodes[i + 1] ?? null;
-  });
-}
 
 /** The slots of one shadow tree: below its template, not inside a nested shadow root (those have their own). */
 function slotsOf(template: Element): Element[] {

@@ -1,0 +1,78 @@
+import type { AnyNode, Element } from 'domhandler';
+import { isTag } from 'domhandler';
+import { visibleLength } from './page-signals.js';
+import { NEVER_CONTENT, isInvisible } from './visibility.js';
+
+/** Marks a `<noscript>` read as the page's content (it is a `div` from then on). */
+export const NOSCRIPT_PAGE_ATTRIBUTE = 'data-pagewright-noscript';
+/** Marks a hidden element read as the page's content (its hiding taken off). */
+export const HIDDEN_PAGE_ATTRIBUTE = 'data-pagewright-unhidden';
+
+/** Fallback text shorter than this is a "please enable JavaScript" notice, never the page. */
+const MIN_PAGE_TEXT = 200;
+/** A hidden menu is links; a hidden page is prose. */
+const MAX_LINK_SHARE = 0.5;
+
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+const HIDING_DECLARATIONS = /(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*/gi;
+
+/** Hidden by its author until a script shows it: the `hidden` attribute, or display/visibility in its style. */
+export function isHiddenByAuthor(name: string, attribs: Record<string, string>): boolean {
+  if (NEVER_CONTENT.has(name)) return false;
+  return 'hidden' in attribs || (attribs.style !== undefined && HIDING_STYLE.test(attribs.style));
+}
+
+/**
+ * Some pages are shipped whole but hidden until their scripts run, and a scraper that reads no script sees
+ * only the shell around them:
+ * - script apps (forum threads, for one) put the server-rendered page inside `<noscript>`;
+ * - streamed React pages put each finished part in a `<div hidden>` that a script moves into place;
+ * - anti-flicker wrappers hide the whole body (`visibility:hidden`) until the app has loaded.
+ * When one such element (the outermost of its kind) holds more readable text than everything visible
+ * outside them put together, and that text is not mostly links (a hidden menu), it is the page: a
+ * `<noscript>` becomes a `div`, a hidden element loses its hiding. A page whose script did render its content
+ * (the browser engine's capture) has that text outside, so nothing changes there. One pass over the tree.
+ */
+export function revealHiddenPage(root: AnyNode, candidates: Element[]): void {
+  if (candidates.length === 0) return;
+  const isCandidate = new Set(candidates);
+  const inside = new Map<Element, { text: number; links: number }>();
+  let outside = 0;
+  const walk = (node: AnyNode, within: Element | null, inLink: boolean): void => {
+    if (node.type === 'text') {
+      const n = visibleLength(node.data);
+      if (!within) {
+        outside += n;
+        return;
+      }
+      const counts = inside.get(within) ?? { text: 0, links: 0 };
+      counts.text += n;
+      if (inLink) counts.links += n;
+      inside.set(within, counts);
+      return;
+    }
+    if (!('children' in node)) return;
+    let next = within;
+    if (isTag(node)) {
+      if (!within && isCandidate.has(node)) next = node;
+      else if (isInvisible(node)) return;
+    }
+    const link = inLink || (isTag(node) && node.name === 'a');
+    for (const child of node.children) walk(child, next, link);
+  };
+  walk(root, null, false);
+  let best: Element | null = null;
+  let bestText = 0;
+  for (const [el, { text, links }] of inside)
+    if (text > bestText && links <= text * MAX_LINK_SHARE) [best, bestText] = [el, text];
+  if (!best || bestText < MIN_PAGE_TEXT || bestText <= outside) return;
+  if (best.name === 'noscript') {
+    best.name = 'div';
+    best.attribs[NOSCRIPT_PAGE_ATTRIBUTE] = '';
+    return;
+  }
+  delete best.attribs.hidden;
+  if (best.attribs.style !== undefined)
+    best.attribs.style = best.attribs.style.replace(HIDING_DECLARATIONS, '$1');
+  best.attribs[HIDDEN_PAGE_ATTRIBUTE] = '';
+}

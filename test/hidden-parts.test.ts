@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildContent } from '../src/content/build.js';
+
+const markdownOf = (html: string, onlyMainContent = false): string =>
+  buildContent(html, new URL('https://example.test/'), {
+    onlyMainContent,
+    removeBase64Images: true,
+    html: false,
+    links: false,
+    images: false,
+  }).markdown;
+
+const prose = (topic: string): string =>
+  `<p>${`The ${topic} is described here in full sentences, with enough words to read as prose. `.repeat(6)}</p>`;
+
+describe('parts of a page hidden until its scripts run', () => {
+  test('a wrapper hiding the whole page (anti-flicker) is shown; a hidden menu of links is not', () => {
+    const page = `<html><body><header><a href="/">Home</a></header>
+      <div style="visibility:hidden; min-height:100vh"><article><h1>Ferries</h1>${prose('ferry timetable')}</article></div>
+      </body></html>`;
+    for (const only of [false, true]) assert.match(markdownOf(page, only), /ferry timetable is described/);
+    const links = Array.from({ length: 60 }, (_, i) => `<li><a href="/c/${i}">Category number ${i}</a></li>`);
+    const menu = `<html><body><nav><ul style="display:none">${links.join('')}</ul></nav>
+      <main><p>A short visible page.</p></main></body></html>`;
+    const md = markdownOf(menu);
+    assert.match(md, /A short visible page/);
+    assert.doesNotMatch(md, /Category number/);
+  });
+
+  test('React streaming: $RC and $RS move each finished part into place, replacing its fallback', () => {
+    const page = `<html><body><header><h1>Journal</h1></header>
+      <main><!--$?--><template id="B:0"></template><p>Loading the article…</p><!--/$-->
+      <section><template id="P:1"></template></section></main>
+      <footer><p>Footer text</p></footer>
+      <div hidden id="S:0"><article><h2>Tides</h2>${prose('tide table')}</article></div>
+      <script>$RC=function(b,c){};$RC("B:0","S:0")</script>
+      <div hidden id="S:1"><p>Comments part, streamed last.</p></div>
+      <script>$RS("S:1","P:1")</script></body></html>`;
+    const md = markdownOf(page);
+    assert.doesNotMatch(md, /Loading the article/);
+    const at = (text: string): number => md.indexOf(text);
+    assert.ok(at('Tides') > at('Journal') && at('Comments part') > at('tide table'), md);
+    assert.ok(at('Footer text') > at('Comments part'), md);
+    assert.match(markdownOf(page, true), /tide table is described/);
+    // A part that failed on the server (an error digest) leaves the fallback, as React's runtime does.
+    const failed = page.replace('$RC("B:0","S:0")', '$RC("B:0","S:0","digest")');
+    assert.match(markdownOf(failed), /Loading the article/);
+    assert.doesNotMatch(markdownOf(failed), /tide table/);
+  });
+});
