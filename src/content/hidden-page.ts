@@ -10,8 +10,6 @@ export const HIDDEN_PAGE_ATTRIBUTE = 'data-pagewright-unhidden';
 
 /** Fallback text shorter than this is a "please enable JavaScript" notice, never the page. */
 const MIN_PAGE_TEXT = 200;
-/** A hidden menu is links; a hidden page is prose. */
-const MAX_LINK_SHARE = 0.5;
 
 const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 const HIDING_DECLARATIONS = /(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*/gi;
@@ -28,8 +26,8 @@ export function isHiddenByAuthor(name: string, attribs: Record<string, string>):
  * - script apps (forum threads, for one) put the server-rendered page inside `<noscript>`;
  * - streamed React pages put each finished part in a `<div hidden>` that a script moves into place;
  * - anti-flicker wrappers hide the whole body (`visibility:hidden`) until the app has loaded.
- * When one such element (the outermost of its kind) holds more readable text than everything visible
- * outside them put together, and that text is not mostly links (a hidden menu), it is the page: a
+ * When one such element (the outermost of its kind) holds more readable text outside links than everything
+ * visible outside them put together (so never a hidden menu), it is the page: a
  * `<noscript>` becomes a `div`, a hidden element loses its hiding. A page whose script did render its content
  * (the browser engine's capture) has that text outside, so nothing changes there. One pass over the tree.
  */
@@ -61,10 +59,11 @@ export function revealHiddenPage(root: AnyNode, candidates: Element[]): void {
     for (const child of node.children) walk(child, next, link);
   };
   walk(root, null, false);
+  // A hidden menu is links; a hidden page is prose: only text outside links counts for a candidate.
   let best: Element | null = null;
   let bestText = 0;
   for (const [el, { text, links }] of inside)
-    if (text > bestText && links <= text * MAX_LINK_SHARE) [best, bestText] = [el, text];
+    if (text - links > bestText) [best, bestText] = [el, text - links];
   if (!best || bestText < MIN_PAGE_TEXT || bestText <= outside) return;
   if (best.name === 'noscript') {
     best.name = 'div';
