@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { FEATURE_COUNT, FEATURE_NAMES } from '../src/content/block-features.js';
 import { CONTEXT_FEATURES, contextFeatures } from '../src/content/block-context.js';
 import { predict } from '../src/content/block-model.js';
+import { keepBlocks } from '../src/content/main-content.js';
 import type { KeepRule, TreeModel } from '../src/content/block-model.js';
 import { PAGE_KINDS } from '../src/content/page-kind.js';
 import type { PageKind } from '../src/content/page-kind.js';
@@ -157,13 +158,22 @@ const objective = (scores: Map<string, { f1: number }>): number => {
   const meanOfTypes = types.reduce((sum, [, s]) => sum + s.f1, 0) / types.length;
   return scores.get('wcxb (all)')!.f1 + meanOfTypes + 2 * scores.get('zyte')!.f1;
 };
-const keepWith =
-  (rules: Record<PageKind, KeepRule>) =>
-  (page: Page, i: number): boolean => {
-    const { mode, at } = rules[page.kind];
-    if (mode === 'rules') return page.ruleKeeps[i]!;
-    return heldOut[page.start + i]! >= at && (mode === 'model' || page.ruleKeeps[i]!);
-  };
+/** The blocks a page's kind's rule keeps, decided as the service decides (keepBlocks), on held-out predictions. */
+const keptBy = (page: Page, rule: KeepRule): Uint8Array =>
+  keepBlocks(
+    rule,
+    {
+      byRules: Uint8Array.from(page.ruleKeeps, Number),
+      text: page.texts.map((text) => text.length),
+      features: corpus.features.subarray(page.start * FEATURE_COUNT, page.end * FEATURE_COUNT),
+    },
+    firstHeldOut.subarray(page.start, page.end),
+    () => heldOut.subarray(page.start, page.end),
+  );
+const keepWith = (rules: Record<PageKind, KeepRule>): ((page: Page, i: number) => boolean) => {
+  const kept = new Map(corpus.pages.map((page) => [page, keptBy(page, rules[page.kind])]));
+  return (page, i) => kept.get(page)![i] === 1;
+};
 const CANDIDATES: KeepRule[] = [
   { mode: 'rules', at: 1 },
   ...[0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85].map((at) => ({
@@ -176,9 +186,10 @@ const CANDIDATES: KeepRule[] = [
 // a time, twice over.
 // A page's score depends only on its own kind's rule: score every page once per candidate, then combine.
 const candidateScores = CANDIDATES.map((rule) =>
-  corpus.pages.map((page) =>
-    scorePage(page, (i) => keepWith({ [page.kind]: rule } as Record<PageKind, KeepRule>)(page, i)),
-  ),
+  corpus.pages.map((page) => {
+    const kept = keptBy(page, rule);
+    return scorePage(page, (i) => kept[i] === 1);
+  }),
 );
 const choice = Object.fromEntries(PAGE_KINDS.map((k) => [k, 0])) as Record<PageKind, number>;
 const evaluateChoice = (c: Record<PageKind, number>): Map<string, ReturnType<typeof corpusScore>> =>

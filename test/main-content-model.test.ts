@@ -5,7 +5,7 @@ import { FEATURE_COUNT, FEATURE_NAMES, ruleKept } from '../src/content/block-fea
 import { checkModel, predict } from '../src/content/block-model.js';
 import type { MainContentModel, TreeModel } from '../src/content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
-import { MAX_MODEL_BLOCKS, analysePage, pickMainContent } from '../src/content/main-content.js';
+import { MAX_MODEL_BLOCKS, analysePage, keepBlocks, pickMainContent } from '../src/content/main-content.js';
 import { toMarkdown } from '../src/content/markdown.js';
 import { parseHtml } from '../src/content/parse.js';
 import type { Element } from '../src/content/parse.js';
@@ -132,6 +132,32 @@ describe('main-content model', () => {
     };
     assert.match(render(nothing), /Rivers carry water/, "the rules' choice stands");
     assert.doesNotMatch(render(nothing), /Copyright/);
+  });
+
+  test('keep rules: the model alone, only out of the rules, the model alone where the rules missed; code stays', () => {
+    const byRules = Uint8Array.from([1, 1, 0, 0]);
+    const features = new Float32Array(4 * FEATURE_COUNT);
+    const page = (text: number[]): Parameters<typeof keepBlocks>[1] => ({ byRules, text, features });
+    const final = Float32Array.from([0.9, 0.2, 0.8, 0.1]);
+    const scored: (Uint8Array | undefined)[] = [];
+    const finalOf = (only?: Uint8Array): Float32Array => {
+      scored.push(only);
+      return only ? final.map((p, i) => (only[i] ? p : 0)) : final;
+    };
+    const sureOf = (outside: number): Float32Array => Float32Array.from([0.9, 0.2, outside, 0.1]);
+    const text = page([100, 100, 50, 50]);
+    assert.deepEqual([...keepBlocks({ mode: 'rules', at: 1 }, text, sureOf(0), finalOf)], [1, 1, 0, 0]);
+    assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.5 }, text, sureOf(0), finalOf)], [1, 0, 1, 0]);
+    // Within the rules, only the rules' blocks are scored; a block the first stage is unsure of stays out.
+    scored.length = 0;
+    const within = { mode: 'within-rules', at: 0.5 } as const;
+    assert.deepEqual([...keepBlocks(within, text, sureOf(0.6), finalOf)], [1, 0, 0, 0]);
+    assert.deepEqual(scored, [byRules]);
+    // More text outside the rules that the first stage is sure of than kept inside: the model decides alone.
+    assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.9), finalOf)], [1, 0, 1, 0]);
+    // A code block between two kept blocks is kept, whatever its probability.
+    features[1 * FEATURE_COUNT + FEATURE_NAMES.indexOf('isPre')] = 1;
+    assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.5 }, text, sureOf(0), finalOf)], [1, 1, 1, 0]);
   });
 
   test('inline elements follow the block they are part of', () => {

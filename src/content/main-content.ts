@@ -3,11 +3,11 @@ import { bodyOf, isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
 import type { Stats } from './block-stats.js';
 import { measure } from './block-stats.js';
-import { FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
+import { FEATURE_COUNT, FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
 import type { Blocks, RuleChoice } from './block-features.js';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
 import { checkModel, predict } from './block-model.js';
-import type { MainContentModel } from './block-model.js';
+import type { KeepRule, MainContentModel } from './block-model.js';
 import { MAIN_CONTENT_MODEL } from './block-model-weights.js';
 import { ruleMainContent } from './main-content-rules.js';
 import type { MainContent } from './main-content-rules.js';
@@ -25,14 +25,45 @@ const shippedModel = (): MainContentModel =>
   });
 
 /**
- * Each block's probability of being main content: the block stage, then the context stage over it. With
- * `only`, the final stage scores just the blocks it marks (the first stage reads every block: it is context).
+ * Which blocks `rule` keeps (1) on a page, from the first stage's probabilities and the final stage's, asked
+ * for lazily (`final(only)` scores the blocks `only` marks, or every block). The trainer simulates the service
+ * with this same function. In `within-rules` mode the model only takes out of the rules' choice, so only the
+ * rules' blocks are scored; unless the first stage is sure of more text outside that choice than is kept
+ * inside it: the rules took the wrong part of the page (a sidebar, a footer form) and the model decides alone.
+ * Whatever the mode, a code block between two kept blocks is kept: code is part of the text it illustrates.
  */
-export function blockProbabilities(model: MainContentModel, blocks: Blocks, only?: Uint8Array): Float32Array {
-  const first = predict(model.blocks, blocks.features);
-  const context = contextFeatures(blocks.features, containersOf(blocks.elements), first);
-  return predict(model.context, context, only);
+export function keepBlocks(
+  rule: KeepRule,
+  page: { byRules: Uint8Array; text: ArrayLike<number>; features: Float32Array },
+  first: Float32Array,
+  final: (only?: Uint8Array) => Float32Array,
+): Uint8Array {
+  const { byRules, text, features } = page;
+  if (rule.mode === 'rules') return byRules;
+  const keepAt = (p: Float32Array, at: number, within: boolean): Uint8Array =>
+    Uint8Array.from(p, (q, i) => +(q >= at && (!within || byRules[i] === 1)));
+  let kept: Uint8Array;
+  if (rule.mode === 'model') kept = keepAt(final(), rule.at, false);
+  else {
+    kept = keepAt(final(byRules), rule.at, true);
+    let inside = 0;
+    let outside = 0;
+    for (let i = 0; i < kept.length; i++) {
+      if (kept[i]) inside += text[i]!;
+      else if (!byRules[i] && first[i]! >= SURE_OUTSIDE_RULES) outside += text[i]!;
+    }
+    if (outside > inside) kept = keepAt(final(), RULES_MISSED_AT, false);
+  }
+  for (let i = 1; i + 1 < kept.length; i++)
+    if (features[i * FEATURE_COUNT + IS_PRE] === 1 && kept[i - 1] && kept[i + 1]) kept[i] = 1;
+  return kept;
 }
+
+const IS_PRE = FEATURE_NAMES.indexOf('isPre');
+/** A first-stage probability sure enough to say the rules missed a block. */
+const SURE_OUTSIDE_RULES = 0.8;
+/** The model's own threshold where the rules missed the main content. */
+const RULES_MISSED_AT = 0.5;
 
 /** What main-content detection reads of a page: its text statistics, the rules' choice and the blocks. */
 export interface PageAnalysis {
@@ -90,17 +121,20 @@ export function pickMainContent(
   if (!page.rules && (page.stats.get(page.body)?.text ?? 0) < SHORT_PAGE_TEXT) return null;
   const { blocks, stats, body } = page;
   const byRules = Uint8Array.from(blocks.elements, (_, i) => +ruleKept(blocks, i));
-  // Only taking out of the rules' choice, the model need not score the blocks the rules leave out.
-  const probability = blockProbabilities(model, blocks, keep.mode === 'within-rules' ? byRules : undefined);
+  const text = blocks.elements.map((el) => stats.get(el)!.ownText);
+  const first = predict(model.blocks, blocks.features);
+  const context = contextFeatures(blocks.features, containersOf(blocks.elements), first);
+  const keptRows = keepBlocks(keep, { byRules, text, features: blocks.features }, first, (only) =>
+    predict(model.context, context, only),
+  );
   const kept = new Set<Element>();
   let keptText = 0;
   let ruleText = 0;
   blocks.elements.forEach((el, i) => {
-    const text = stats.get(el)!.ownText;
-    if (byRules[i]) ruleText += text;
-    if (probability[i]! < keep.at || (keep.mode === 'within-rules' && !byRules[i])) return;
+    if (byRules[i]) ruleText += text[i]!;
+    if (!keptRows[i]) return;
     kept.add(el);
-    keptText += text;
+    keptText += text[i]!;
   });
   // Never much less than the rules chose: a page unlike any the model learned from (one huge paragraph,
   // say) must not lose its text to it.
