@@ -153,6 +153,8 @@ describe('main-content model', () => {
     const within = { mode: 'within-rules', at: 0.5 } as const;
     assert.deepEqual([...keepBlocks(within, text, sureOf(0.6), finalOf)], [1, 0, 0, 0]);
     assert.deepEqual(scored, [byRules]);
+    // A block outside the rules that the first stage is surest of joins them.
+    assert.deepEqual([...keepBlocks(within, text, sureOf(0.95), finalOf)], [1, 0, 1, 0]);
     // More text outside the rules that the first stage is sure of than kept inside: the model decides alone.
     assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.9), finalOf)], [1, 0, 1, 0]);
     // A code block between two kept blocks is kept, whatever its probability.

@@ -28,8 +28,9 @@ const shippedModel = (): MainContentModel =>
  * Which blocks `rule` keeps (1) on a page, from the first stage's probabilities and the final stage's, asked
  * for lazily (`final(only)` scores the blocks `only` marks, or every block). The trainer simulates the service
  * with this same function. In `within-rules` mode the model only takes out of the rules' choice, so only the
- * rules' blocks are scored; unless the first stage is sure of more text outside that choice than is kept
- * inside it: the rules took the wrong part of the page (a sidebar, a footer form) and the model decides alone.
+ * rules' blocks are scored, and the blocks the first stage is surest of join them; unless the first stage is
+ * sure of more text outside that choice than is kept inside it: the rules took the wrong part of the page (a
+ * sidebar, a footer form) and the model decides alone.
  * Whatever the mode, a code block between two kept blocks is kept: code is part of the text it illustrates.
  */
 export function keepBlocks(
@@ -53,6 +54,9 @@ export function keepBlocks(
       else if (!byRules[i] && first[i]! >= SURE_OUTSIDE_RULES) outside += text[i]!;
     }
     if (outside > inside) kept = keepAt(final(), RULES_MISSED_AT, false);
+    // Else the rules' choice is the page's main part; what the first stage is surest of outside it joins it
+    // (an article's opening paragraphs split from its body by a figure or an advert).
+    else for (let i = 0; i < kept.length; i++) if (!byRules[i] && first[i]! >= SURE_TO_ADD) kept[i] = 1;
   }
   for (let i = 1; i + 1 < kept.length; i++)
     if (features[i * FEATURE_COUNT + IS_PRE] === 1 && kept[i - 1] && kept[i + 1]) kept[i] = 1;
@@ -62,6 +66,8 @@ export function keepBlocks(
 const IS_PRE = FEATURE_NAMES.indexOf('isPre');
 /** A first-stage probability sure enough to say the rules missed a block. */
 const SURE_OUTSIDE_RULES = 0.8;
+/** A first-stage probability sure enough to add a block the rules left out. */
+const SURE_TO_ADD = 0.9;
 /** The model's own threshold where the rules missed the main content. */
 const RULES_MISSED_AT = 0.5;
 
