@@ -5,7 +5,7 @@ import { UnsupportedContentError } from '../errors.js';
 import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
 import { isHiddenByAuthor, revealHiddenPage } from './hidden-page.js';
 import { applyStreamedParts, isStreamingId } from './react-streaming.js';
-import { bogusCdataAsComments } from './html-cdata.js';
+import { repairForParser } from './html-repair.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -86,7 +86,7 @@ class BoundedDomHandler extends DomHandler {
 export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Document {
   const handler = new BoundedDomHandler(limits);
   new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(
-    bogusCdataAsComments(html),
+    repairForParser(html),
   );
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
   if (handler.streamingScripts.length > 0) applyStreamedParts(handler.streamingIds, handler.streamingScripts);

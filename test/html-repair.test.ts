@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { buildContent } from '../src/content/build.js';
-import { bogusCdataAsComments } from '../src/content/html-cdata.js';
+import { repairForParser } from '../src/content/html-repair.js';
 import { findFirst, parseHtml } from '../src/content/parse.js';
 
 const markdownOf = (html: string): string =>
@@ -23,19 +23,32 @@ describe('<![CDATA[ in HTML content (WHATWG: a bogus comment up to the next ">")
 
   test('SVG and MathML keep their CDATA sections; scripts, styles and comments are left as they are', () => {
     const svg = '<svg><text><![CDATA[a < b]]></text></svg>';
-    assert.equal(bogusCdataAsComments(svg), svg);
+    assert.equal(repairForParser(svg), svg);
     const text = findFirst(parseHtml(`<body>${svg}</body>`), 'text')!;
     assert.deepEqual(
       text.children.map((c) => ('data' in c ? c.data : '')),
       ['a < b'],
     );
     const script = '<script>//<![CDATA[\nvar a = 1;\n//]]></script><style>/*<![CDATA[*/p{}</style>';
-    assert.equal(bogusCdataAsComments(script), script);
+    assert.equal(repairForParser(script), script);
     const comment = '<!-- <![CDATA[ --><p>x</p>';
-    assert.equal(bogusCdataAsComments(comment), comment);
+    assert.equal(repairForParser(comment), comment);
     // The same length: the rewrite is `<!` to `<?`, both a bogus comment in HTML.
     const stray = '<p>a</p><![CDATA[ b ]]><p>c</p>';
-    assert.equal(bogusCdataAsComments(stray), '<p>a</p><?[CDATA[ b ]]><p>c</p>');
-    assert.equal(bogusCdataAsComments('<svg/><![CDATA[x]]>').length, '<svg/><![CDATA[x]]>'.length);
+    assert.equal(repairForParser(stray), '<p>a</p><?[CDATA[ b ]]><p>c</p>');
+    assert.equal(repairForParser('<svg/><![CDATA[x]]>').length, '<svg/><![CDATA[x]]>'.length);
+  });
+});
+
+describe('<noscript><iframe … /></noscript> (a browser, scripting on, reads <noscript> as raw text)', () => {
+  test('an iframe left open in a <noscript> is closed there, not at the end of the page', () => {
+    const page = `<html><body><noscript><iframe src="https://tags.example/ns.html" height="0" width="0" style="display:none" /></noscript>
+      <main><h1>Deploy</h1><p>Your fastest path to production.</p></main></body></html>`;
+    assert.match(markdownOf(page), /Your fastest path to production/);
+    const closed = '<noscript><iframe src="x"></iframe></noscript><p>a</p>';
+    assert.equal(repairForParser(closed), closed);
+    // Thousands of <noscript> with no end tag are scanned once, not once each.
+    const hostile = '<noscript>'.repeat(50_000) + '<p>end</p>';
+    assert.equal(repairForParser(hostile), hostile);
   });
 });
