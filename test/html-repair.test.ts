@@ -52,3 +52,17 @@ describe('<noscript><iframe … /></noscript> (a browser, scripting on, reads <n
     assert.equal(repairForParser(hostile), hostile);
   });
 });
+
+describe('content a browser puts in <body> though the tags put it elsewhere (WHATWG "after body")', () => {
+  test('after an early </body></html>, and between </head> and <body>, content joins the body in order', () => {
+    const page = `<!doctype html><html><head><title>T</title></head><div>Opening line.</div>
+      <body><p>First part.</p></body></html>
+      <div><p>Second part, after a stray end of the page.</p></div><!-- cached --></html>`;
+    const markdown = markdownOf(page);
+    const at = (text: string): number => markdown.indexOf(text);
+    assert.ok(at('Opening line') >= 0 && at('Opening line') < at('First part'), markdown);
+    assert.ok(at('First part') < at('Second part, after a stray end'), markdown);
+    // Without an <html> tag, the same.
+    assert.match(markdownOf('<head></head><body><p>One.</p></body><p>Two.</p>'), /One\.\s+Two\./);
+  });
+});

@@ -6,6 +6,7 @@ import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
 import { isHiddenByAuthor, revealHiddenPage } from './hidden-page.js';
 import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { repairForParser } from './html-repair.js';
+import { adoptStrayContent } from './stray-content.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -88,6 +89,7 @@ export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS
   new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(
     repairForParser(html),
   );
+  adoptStrayContent(handler.root);
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
   if (handler.streamingScripts.length > 0) applyStreamedParts(handler.streamingIds, handler.streamingScripts);
   revealHiddenPage(handler.root, handler.hiddenPages);
