@@ -1,7 +1,7 @@
 /**
  * Where htmlparser2 would build a different tree than a browser from the same bytes, and lose the page for
  * it, the markup is rewritten to what the browser reads, before parsing. One linear scan; none when the page
- * has neither construct.
+ * has neither construct (one regular-expression test decides).
  *
  * - `<![CDATA[` is a CDATA section only inside SVG or MathML. Anywhere else WHATWG makes it a bogus comment
  *   that ends at the next `>`, so `<![CDATA[ <div>` hides only `<![CDATA[ <div` and the page goes on;
@@ -16,8 +16,11 @@
 const MARKERS =
   /<!--|<!\[CDATA\[|<(\/?)(script|style|textarea|title|xmp|iframe|noembed|noframes|svg|math|noscript)\b/gi;
 
+const NEEDS_REPAIR = /<!\[CDATA\[|<iframe\b[^>]*\/>/i;
+
 export function repairForParser(html: string): string {
-  if (!html.includes('<![CDATA[') && !/<noscript/i.test(html)) return html;
+  // Most pages have neither a stray marker nor an iframe written self-closing (the JSX form, left open).
+  if (!NEEDS_REPAIR.test(html)) return html;
   const parts: string[] = [];
   let copied = 0;
   let rawText: string | null = null;
