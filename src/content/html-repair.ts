@@ -10,8 +10,8 @@
  *   bogus comment ending at the next `>`.
  * - `<noscript><iframe … /></noscript>` (a tag manager's snippet written as JSX): `/>` does not close an
  *   iframe, whose content is raw text up to `</iframe>`. A browser never sees it, since with scripting on
- *   `<noscript>` is itself raw text; parsed as elements, the iframe swallows the rest of the page. An iframe
- *   left open in a `<noscript>` is closed before the `</noscript>`.
+ *   `<noscript>` is itself raw text; parsed as elements, the iframe swallows the rest of the page. On a page
+ *   with a self-closed iframe, an iframe left open in a `<noscript>` is closed before its `</noscript>`.
  */
 const MARKERS =
   /<!--|<!\[CDATA\[|<(\/?)(script|style|textarea|title|xmp|iframe|noembed|noframes|svg|math|noscript)\b/gi;
