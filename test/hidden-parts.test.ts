@@ -48,4 +48,16 @@ describe('parts of a page hidden until its scripts run', () => {
     assert.match(markdownOf(failed), /Loading the article/);
     assert.doesNotMatch(markdownOf(failed), /tide table/);
   });
+
+  test('a page of thousands of streamed parts on one wide parent applies the first and stops (linear work)', () => {
+    const n = 5000;
+    const range = Array.from({ length: n }, (_, i) => i);
+    const page = `<html><body>${range.map((i) => `<!--$?--><template id="B:${i}"></template><p>Loading ${i}</p><!--/$-->`).join('')}
+      ${range.map((i) => `<div hidden id="S:${i}"><p>Part ${i} text</p></div>`).join('')}
+      <script>${range.map((i) => `$RC("B:${i}","S:${i}")`).join(';')}</script></body></html>`;
+    const md = markdownOf(page);
+    assert.match(md, /Part 0 text/);
+    assert.doesNotMatch(md, /Loading 0\b/);
+    assert.match(md, new RegExp(`Loading ${n - 1}`));
+  });
 });

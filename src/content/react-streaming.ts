@@ -16,8 +16,16 @@ export const isStreamingId = (id: string | undefined): boolean =>
   id !== undefined && id.length > 2 && id.length <= 64 && id[1] === ':' && 'BSP'.includes(id[0]!);
 
 const CALL = /\$R([CSR])\("([^"\\]{1,64})","([^"\\]{1,64})"(\)|,)/g;
-/** A page of thousands of parts is hostile: each call costs a pass over its parent's children. */
-const MAX_CALLS = 2000;
+/**
+ * Each call costs a pass over the children of the segment's and the boundary's parents: past this many
+ * children passed over in all (a hostile page of thousands of calls on a wide parent), the rest are not
+ * applied, so the work stays linear in the page.
+ */
+const MAX_CHILDREN_VISITED = 2_000_000;
+
+/** Children of the parents a call rewrites: what applying it costs. */
+const costOf = (...elements: (Element | undefined)[]): number =>
+  elements.reduce((sum, el) => sum + (el?.parent?.children.length ?? 0), 0);
 
 /** The comments that open and close a Suspense boundary. */
 const OPENS = new Set(['$', '$?', '$!']);
@@ -55,20 +63,19 @@ function completeSegment(segment: Element, placeholder: Element | undefined): vo
 
 /** Applies the `$RC`/`$RS` calls of `scripts` to the elements of React's streaming ids (`byId`). */
 export function applyStreamedParts(byId: Map<string, Element>, scripts: Element[]): void {
-  let calls = 0;
+  let visited = 0;
   for (const script of scripts) {
     const text = script.children.map((c) => ('data' in c ? c.data : '')).join('');
     if (!text.includes('$R')) continue;
     for (const [, kind, first, second, end] of text.matchAll(CALL)) {
-      if (++calls > MAX_CALLS) return;
-      if (kind !== 'S') {
-        // $RC(boundary, segment[, error digest]); $RR(boundary, segment, stylesheets) once styles load.
-        const segment = byId.get(second!);
-        if (segment?.parent) completeBoundary(byId.get(first!), segment, kind === 'C' && end === ',');
-      } else {
-        const segment = byId.get(first!);
-        if (segment?.parent) completeSegment(segment, byId.get(second!));
-      }
+      // $RS(segment, placeholder); $RC(boundary, segment[, error digest]); $RR(boundary, segment, stylesheets).
+      const segment = byId.get(kind === 'S' ? first! : second!);
+      const target = byId.get(kind === 'S' ? second! : first!);
+      visited += costOf(segment, target);
+      if (visited > MAX_CHILDREN_VISITED) return;
+      if (!segment?.parent) continue;
+      if (kind === 'S') completeSegment(segment, target);
+      else completeBoundary(target, segment, kind === 'C' && end === ',');
     }
   }
 }
