@@ -25,6 +25,12 @@ describe('page kind: a signal, never a site rule', () => {
       'article',
     );
     assert.equal(kindOf(ld({ '@type': 'QAPage', mainEntity: { '@type': 'Question' } })).kind, 'forum');
+    // An FAQ section's questions are not a thread.
+    const faq = {
+      '@type': 'FAQPage',
+      mainEntity: [{ '@type': 'Question', acceptedAnswer: { '@type': 'Answer' } }],
+    };
+    assert.notEqual(kindOf(ld(faq)).kind, 'forum');
     assert.equal(kindOf(ld({ '@type': ['ItemList'] })).kind, 'listing');
     assert.equal(
       kindOf('<div itemscope itemtype="https://schema.org/TechArticle"></div>').kind,

@@ -58,8 +58,12 @@ export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signa
       .filter((el) => 'itemtype' in el.attribs)
       .map((el) => (el.attribs.itemtype ?? '').split('/').pop()!.toLowerCase()),
   ];
+  // An FAQ's questions (FAQPage → Question → Answer) are a section of a shop, service or article page, not
+  // a thread: a question or an answer is a forum's only outside an FAQPage.
+  const faq = declared.includes('faqpage');
+  const signals = faq ? declared.filter((t) => t !== 'question' && t !== 'answer') : declared;
   for (const [pattern, kind] of SCHEMA_KINDS) {
-    const type = declared.find((t) => pattern.test(t));
+    const type = signals.find((t) => pattern.test(t));
     if (type) return { kind, signal: `schema.org ${type}` };
   }
   const ogType = elements.find((el) => el.name === 'meta' && el.attribs.property === 'og:type')?.attribs
