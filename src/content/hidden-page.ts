@@ -1,7 +1,7 @@
 import type { AnyNode, Element } from 'domhandler';
 import { isTag } from 'domhandler';
 import { visibleLength } from './page-signals.js';
-import { NEVER_CONTENT, isInvisible } from './visibility.js';
+import { NEVER_CONTENT, isHiddenByAuthor, isInvisible } from './visibility.js';
 
 /** Marks a `<noscript>` read as the page's content (it is a `div` from then on). */
 export const NOSCRIPT_PAGE_ATTRIBUTE = 'data-pagewright-noscript';
@@ -11,14 +11,11 @@ export const HIDDEN_PAGE_ATTRIBUTE = 'data-pagewright-unhidden';
 /** Fallback text shorter than this is a "please enable JavaScript" notice, never the page. */
 const MIN_PAGE_TEXT = 200;
 
-const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 const HIDING_DECLARATIONS = /(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)\s*(?:!important)?\s*/gi;
 
-/** Hidden by its author until a script shows it: the `hidden` attribute, or display/visibility in its style. */
-export function isHiddenByAuthor(name: string, attribs: Record<string, string>): boolean {
-  if (NEVER_CONTENT.has(name)) return false;
-  return 'hidden' in attribs || (attribs.style !== undefined && HIDING_STYLE.test(attribs.style));
-}
+/** A candidate for the page waiting for its scripts: a `<noscript>`, or content its author hid until then. */
+export const mayHoldHiddenPage = (name: string, attribs: Record<string, string>): boolean =>
+  name === 'noscript' || (!NEVER_CONTENT.has(name) && isHiddenByAuthor(attribs));
 
 /**
  * Some pages are shipped whole but hidden until their scripts run, and a scraper that reads no script sees

@@ -1,5 +1,5 @@
 import type { Document, Element } from './parse.js';
-import { allElements, textOf } from './parse.js';
+import { allElements, rawTextOf, textOf } from './parse.js';
 
 /** What kind of page this is: it decides what "main content" means (see main-content.ts). */
 export const PAGE_KINDS = ['article', 'product', 'forum', 'listing', 'documentation', 'other'] as const;
@@ -33,7 +33,7 @@ function schemaTypes(scripts: Element[]): string[] {
     for (const key of ['@graph', 'mainEntity', 'itemListElement']) visit(record[key], depth + 1);
   };
   for (const script of scripts) {
-    const text = script.children.map((c) => ('data' in c ? c.data : '')).join('');
+    const text = rawTextOf(script);
     if (text.length > 1_000_000) continue;
     try {
       visit(JSON.parse(text), 0);

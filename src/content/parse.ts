@@ -3,7 +3,7 @@ import type { AnyNode, Document, Element } from 'domhandler';
 import { DomHandler, isTag } from 'domhandler';
 import { UnsupportedContentError } from '../errors.js';
 import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
-import { isHiddenByAuthor, revealHiddenPage } from './hidden-page.js';
+import { mayHoldHiddenPage, revealHiddenPage } from './hidden-page.js';
 import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { repairForParser } from './html-repair.js';
 import { adoptStrayContent } from './stray-content.js';
@@ -53,7 +53,7 @@ class BoundedDomHandler extends DomHandler {
     super.onopentag(name, attribs);
     const element = this.tagStack[this.tagStack.length - 1] as Element;
     if (isShadowTemplate(name, attribs)) this.shadowRoots.push(element);
-    else if (name === 'noscript' || isHiddenByAuthor(name, attribs)) this.hiddenPages.push(element);
+    else if (mayHoldHiddenPage(name, attribs)) this.hiddenPages.push(element);
     const id = attribs.id;
     if (isStreamingId(id) && !this.streamingIds.has(id!)) this.streamingIds.set(id!, element);
     else if (name === 'script' && this.streamingIds.size > 0 && !attribs.src)
@@ -122,6 +122,10 @@ export function allElements(root: AnyNode): Element[] {
   }
   return out;
 }
+
+/** The raw text of an element whose content is text only (`<script>`, `<style>`, `<title>`): its data as is. */
+export const rawTextOf = (el: Element): string =>
+  el.children.map((c) => ('data' in c ? c.data : '')).join('');
 
 /** The element an element sits in, or null at the top of the tree. */
 export const parentElement = (el: Element): Element | null =>

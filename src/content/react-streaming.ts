@@ -1,4 +1,5 @@
 import type { Element } from 'domhandler';
+import { rawTextOf } from './parse.js';
 import { setChildren, detach } from './tree-edit.js';
 
 /**
@@ -65,7 +66,7 @@ function completeSegment(segment: Element, placeholder: Element | undefined): vo
 export function applyStreamedParts(byId: Map<string, Element>, scripts: Element[]): void {
   let visited = 0;
   for (const script of scripts) {
-    const text = script.children.map((c) => ('data' in c ? c.data : '')).join('');
+    const text = rawTextOf(script);
     if (!text.includes('$R')) continue;
     for (const [, kind, first, second, end] of text.matchAll(CALL)) {
       // $RS(segment, placeholder); $RC(boundary, segment[, error digest]); $RR(boundary, segment, stylesheets).

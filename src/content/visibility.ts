@@ -27,12 +27,17 @@ export const NEVER_CONTENT = new Set([
   'dialog',
 ]);
 
+/** Hidden by its author: the `hidden` attribute, or `display:none` / `visibility:hidden` in its style. */
+export function isHiddenByAuthor(attribs: Record<string, string>): boolean {
+  return 'hidden' in attribs || (attribs.style !== undefined && HIDING_STYLE.test(attribs.style));
+}
+
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
+
 /** True for elements a reader never sees: non-content tags and hidden markup. */
 export function isInvisible(el: Element): boolean {
   if (NEVER_CONTENT.has(el.name)) return true;
   const attribs = el.attribs;
-  if ('hidden' in attribs) return true;
   if (attribs['aria-hidden'] === 'true' && el.name !== 'body' && el.name !== 'html') return true;
-  const style = attribs.style;
-  return style !== undefined && /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i.test(style);
+  return isHiddenByAuthor(attribs);
 }
