@@ -165,7 +165,6 @@ const keptBy = (page: Page, rule: KeepRule): Uint8Array =>
     {
       byRules: Uint8Array.from(page.ruleKeeps, Number),
       text: page.texts.map((text) => text.length),
-      features: corpus.features.subarray(page.start * FEATURE_COUNT, page.end * FEATURE_COUNT),
     },
     firstHeldOut.subarray(page.start, page.end),
     () => heldOut.subarray(page.start, page.end),

@@ -3,7 +3,7 @@ import { bodyOf, isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
 import type { Stats } from './block-stats.js';
 import { measure } from './block-stats.js';
-import { FEATURE_COUNT, FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
+import { FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
 import type { Blocks, RuleChoice } from './block-features.js';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
 import { checkModel, predict } from './block-model.js';
@@ -31,15 +31,14 @@ const shippedModel = (): MainContentModel =>
  * rules' blocks are scored, and the blocks the first stage is surest of join them; unless the first stage is
  * sure of more text outside that choice than is kept inside it: the rules took the wrong part of the page (a
  * sidebar, a footer form) and the model decides alone.
- * Whatever the mode, a code block between two kept blocks is kept: code is part of the text it illustrates.
  */
 export function keepBlocks(
   rule: KeepRule,
-  page: { byRules: Uint8Array; text: ArrayLike<number>; features: Float32Array },
+  page: { byRules: Uint8Array; text: ArrayLike<number> },
   first: Float32Array,
   final: (only?: Uint8Array) => Float32Array,
 ): Uint8Array {
-  const { byRules, text, features } = page;
+  const { byRules, text } = page;
   if (rule.mode === 'rules') return byRules;
   const keepAt = (p: Float32Array, at: number, within: boolean): Uint8Array =>
     Uint8Array.from(p, (q, i) => +(q >= at && (!within || byRules[i] === 1)));
@@ -58,12 +57,9 @@ export function keepBlocks(
     // (an article's opening paragraphs split from its body by a figure or an advert).
     else for (let i = 0; i < kept.length; i++) if (!byRules[i] && first[i]! >= SURE_TO_ADD) kept[i] = 1;
   }
-  for (let i = 1; i + 1 < kept.length; i++)
-    if (features[i * FEATURE_COUNT + IS_PRE] === 1 && kept[i - 1] && kept[i + 1]) kept[i] = 1;
   return kept;
 }
 
-const IS_PRE = FEATURE_NAMES.indexOf('isPre');
 /** A first-stage probability sure enough to say the rules missed a block. */
 const SURE_OUTSIDE_RULES = 0.8;
 /** A first-stage probability sure enough to add a block the rules left out. */
@@ -130,7 +126,7 @@ export function pickMainContent(
   const text = blocks.elements.map((el) => stats.get(el)!.ownText);
   const first = predict(model.blocks, blocks.features);
   const context = contextFeatures(blocks.features, containersOf(blocks.elements), first);
-  const keptRows = keepBlocks(keep, { byRules, text, features: blocks.features }, first, (only) =>
+  const keptRows = keepBlocks(keep, { byRules, text }, first, (only) =>
     predict(model.context, context, only),
   );
   const kept = new Set<Element>();
