@@ -28,6 +28,8 @@ export interface Page {
   ruleKeeps: boolean[];
   /** Each block's three containers (block-context.ts). */
   containers: Int32Array;
+  /** The blocks inside concealed elements, apart (block-features.ts): never trained on, only revealed. */
+  concealed: { features: Float32Array; texts: string[]; containers: Int32Array };
 }
 
 export interface Corpus {
@@ -138,6 +140,11 @@ export function loadCorpus(root: string, sets: string[]): Corpus {
         texts,
         ruleKeeps,
         containers: containersOf(blocks.elements),
+        concealed: {
+          features: blocks.concealed.features,
+          texts: blocks.concealed.texts!,
+          containers: containersOf(blocks.concealed.elements),
+        },
       });
       rows += texts.length;
     }

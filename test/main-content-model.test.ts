@@ -3,12 +3,13 @@ import { describe, test } from 'node:test';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from '../src/content/block-context.js';
 import { FEATURE_COUNT, FEATURE_NAMES, ruleKept } from '../src/content/block-features.js';
 import { checkModel, predict } from '../src/content/block-model.js';
-import type { MainContentModel, TreeModel } from '../src/content/block-model.js';
+import type { KeepRule, MainContentModel, TreeModel } from '../src/content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
 import { MAX_MODEL_BLOCKS, analysePage, keepBlocks, pickMainContent } from '../src/content/main-content.js';
 import { toMarkdown } from '../src/content/markdown.js';
 import { parseHtml } from '../src/content/parse.js';
 import type { Element } from '../src/content/parse.js';
+import type { PageKind } from '../src/content/page-kind.js';
 
 const ARTICLE = `<html><head><title>Rivers</title></head><body>
   <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/about">About</a></nav>
@@ -31,6 +32,17 @@ const stump = (
   base: 0,
   trees: [{ split: [f], at: [at], leaf: [left, right] }],
 });
+
+/** A page's main content as Markdown, as the service renders it (skipped and revealed elements included). */
+function renderMain(html: string, kind: PageKind, model: MainContentModel | null): string {
+  const main = pickMainContent(parseHtml(html), kind, model)!;
+  return toMarkdown(main.roots, {
+    base: new URL('https://example.test/'),
+    removeBase64Images: true,
+    skip: main.skip,
+    reveal: main.reveal,
+  });
+}
 
 describe('main-content model', () => {
   test('trees send a row right when its feature is above the split; an unsplit node sends all left', () => {
@@ -92,15 +104,7 @@ describe('main-content model', () => {
   });
 
   test('the model decides block by block; when it keeps nothing, the rules choose (never empty)', () => {
-    const render = (model: MainContentModel | null): string => {
-      const doc = parseHtml(ARTICLE);
-      const main = pickMainContent(doc, 'article', model)!;
-      return toMarkdown(main.roots, {
-        base: new URL('https://example.test/'),
-        removeBase64Images: true,
-        skip: main.skip,
-      });
-    };
+    const render = (model: MainContentModel | null): string => renderMain(ARTICLE, 'article', model);
     const keepAll = { mode: 'model', at: 0 } as const;
     const everything: MainContentModel = {
       blocks: stump(FEATURE_NAMES, 0, 0, 5, 5),
@@ -185,6 +189,52 @@ describe('main-content model', () => {
       skip: main.skip,
     });
     assert.equal(md, 'Kept [linked words](https://example.test/x) and *emphasis*.');
+  });
+
+  test('collapsed content: blocks apart that the model may reveal; the rules and a closed menu stay hidden', () => {
+    const html = `<html><body>
+      <nav aria-hidden="true"><ul><li><a href="/a">Shop</a></li><li><a href="/b">Help</a></li></ul></nav>
+      <main><h1>Kettle</h1><p>A kettle that boils a litre of water in under three minutes, quietly.</p>
+        <button aria-controls="specs">Specifications</button>
+        <div id="specs" hidden><div style="display: none"><p>Capacity: 1.7 litres, stainless steel body.</p></div></div>
+      </main></body></html>`;
+    const visibleOnly = html
+      .replace(/<nav[\s\S]*?<\/nav>/, '')
+      .replace(/<div id="specs"[\s\S]*?<\/div><\/div>/, '');
+    const page = analysePage(parseHtml(html), 'product', true)!;
+    const blocks = page.blocks!;
+    assert.deepEqual(blocks.concealed.texts, ['Shop', 'Help', 'Capacity: 1.7 litres, stainless steel body.']);
+    // The visible blocks, their features and the page's text are those of the page without its hidden parts.
+    const plain = analysePage(parseHtml(visibleOnly), 'product', true)!;
+    assert.deepEqual(blocks.texts, plain.blocks!.texts);
+    assert.deepEqual(blocks.features, plain.blocks!.features);
+    assert.equal(page.stats.get(page.body)!.text, plain.stats.get(plain.body)!.text);
+
+    const render = (model: MainContentModel | null): string => renderMain(html, 'product', model);
+    const byLinks = (keep: KeepRule): MainContentModel => ({
+      blocks: stump(FEATURE_NAMES, 0, 0, 0, 0),
+      // Keeps every block that is not all links.
+      context: stump(CONTEXT_FEATURES, FEATURE_NAMES.indexOf('ownLinkDensity'), 0.5, 5, -5),
+      keep: Object.fromEntries(
+        ['article', 'product', 'forum', 'listing', 'documentation', 'other'].map((k) => [k, keep]),
+      ) as MainContentModel['keep'],
+    });
+    const md = render(byLinks({ mode: 'model', at: 0.5, reveal: 0.5 }));
+    assert.match(
+      md,
+      /A kettle that boils[\s\S]*Capacity: 1\.7 litres/,
+      'revealed through both hidden wrappers',
+    );
+    assert.doesNotMatch(md, /Shop|Help/, 'a concealed block the model leaves out stays hidden');
+    // Without a reveal threshold, within the rules' choice, or by the rules alone: nothing concealed is shown.
+    for (const hidden of [
+      render(byLinks({ mode: 'model', at: 0.5 })),
+      render(byLinks({ mode: 'within-rules', at: 0.5, reveal: 0.5 })),
+      render(null),
+    ]) {
+      assert.match(hidden, /A kettle that boils/);
+      assert.doesNotMatch(hidden, /Capacity|Shop/);
+    }
   });
 
   test('past MAX_MODEL_BLOCKS blocks the rules decide, and no features are computed', () => {

@@ -1,7 +1,8 @@
 import type { AnyNode, Element } from './parse.js';
 import { isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
-import { isInvisible } from './visibility.js';
+import { NEVER_CONTENT, isConcealed, isInvisible } from './visibility.js';
+import { keyOf, runsOfAlike } from './sibling-runs.js';
 import type { Stats } from './block-stats.js';
 import {
   BOILERPLATE_ROLES,
@@ -22,12 +23,21 @@ import type { PageKind } from './page-kind.js';
  * (kind, size) and what the main-content rules decided about it, so a model can keep the rules' choice
  * where it holds and learn where a kind of page means something else by "main".
  */
-export interface Blocks {
+export interface BlockRows {
   elements: Element[];
   /** `elements.length` rows of FEATURE_COUNT values. */
   features: Float32Array;
   /** Each block's own text, when asked for (training reads it; inference does not). */
   texts?: string[];
+}
+
+/**
+ * The page's visible blocks, and apart from them the blocks inside concealed elements (visibility.ts), each
+ * with features computed as if its hidden subtree were shown: the visible blocks' features are the same
+ * whether or not a page hides anything, and the model may still reveal what the author collapsed.
+ */
+export interface Blocks extends BlockRows {
+  concealed: BlockRows;
 }
 
 /** What the rules chose: the roots rendered and the elements left out inside them. */
@@ -145,6 +155,8 @@ interface Context {
   form: boolean;
   table: boolean;
   list: boolean;
+  /** Inside an element its author hid (isConcealed): its blocks go to `Blocks.concealed`. */
+  concealed: boolean;
   /** log(1 + this element's siblings of its tag and class), and the same for its parent. */
   repeats: number;
   parentRepeats: number;
@@ -231,10 +243,8 @@ export function blockFeatures(
   const pageText = Math.max(1, pageStats?.text ?? 0);
   let ruleText = 0;
   for (const root of rules.roots) ruleText += stats.get(root)?.text ?? 0;
-  const elements: Element[] = [];
-  let rows = new Float32Array(64 * FEATURE_COUNT);
-  let used = 0;
-  const texts: string[] = [];
+  const shown = new RowBuffer();
+  const hidden = new RowBuffer();
   let seen = 0;
   let afterH1 = false;
   const share = (el: Element | null): number => (el ? (stats.get(el)?.text ?? 0) / pageText : 0);
@@ -252,17 +262,13 @@ export function blockFeatures(
     const great = grand && parentElement(grand);
     const name = el.name;
     const level = HEADING_LEVEL[name] ?? 0;
-    if (name === 'h1') afterH1 = true;
-    elements.push(el);
-    if (withTexts) texts.push(own);
-    if (used + FEATURE_COUNT > rows.length) {
-      const grown = new Float32Array(rows.length * 2);
-      grown.set(rows);
-      rows = grown;
-    }
+    if (name === 'h1' && !c.concealed) afterH1 = true;
+    const into = c.concealed ? hidden : shown;
+    into.elements.push(el);
+    if (withTexts) into.texts.push(own);
     // One row, written in FEATURE_NAMES order; 1 / (levels up + 1) for the "near" signals (nearness).
-    const row = rows;
-    let k = used;
+    const row = into.grow();
+    let k = into.used;
     row[k++] = Math.log1p(s.ownText);
     row[k++] = s.ownText > 0 ? s.ownLinkText / s.ownText : 0;
     row[k++] = s.ownText > 0 ? (100 * s.ownCommas) / s.ownText : 0;
@@ -315,8 +321,8 @@ export function blockFeatures(
     row[k++] = nearness(c.depth, c.group.at);
     for (const at of c.families) row[k++] = nearness(c.depth, at);
     // The neighbour slots stay 0 here: fillNeighbours writes them once every row is known.
-    used += FEATURE_COUNT;
-    seen += s.ownText;
+    into.used += FEATURE_COUNT;
+    if (!c.concealed) seen += s.ownText;
   };
 
   const signals = new Map<string, number>();
@@ -326,7 +332,8 @@ export function blockFeatures(
     if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
     const groups = runsOfAlike(el, stats);
     for (const child of el.children) {
-      if (!isTag(child) || isInvisible(child)) continue;
+      if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
+      const concealed = c.concealed || isConcealed(child);
       // Most elements have no class or id: their signals are their ancestors', a level further.
       const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
       let found = 0;
@@ -357,10 +364,12 @@ export function blockFeatures(
             ? c.families.map((at, i) => (found & (1 << (FAMILY_SHIFT + i)) ? depth : at))
             : c.families,
         inRoots,
-        skipped: c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child)),
+        // The rules never render a concealed element: the model alone may reveal it.
+        skipped: concealed || c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child)),
         form: c.form || child.name === 'form',
         table: c.table || child.name === 'table',
         list: c.list || child.name === 'ul' || child.name === 'ol',
+        concealed,
         group:
           run.count >= 2
             ? {
@@ -393,42 +402,34 @@ export function blockFeatures(
     form: false,
     table: false,
     list: false,
+    concealed: false,
     group: NO_GROUP,
   });
-  const features = rows.slice(0, used);
-  fillNeighbours(elements, features);
-  return { elements, features, texts: withTexts ? texts : undefined };
+  return { ...shown.finish(withTexts), concealed: hidden.finish(withTexts) };
 }
 
-/** A child's kind among its siblings: tag and class. */
-const keyOf = (el: Element): string => `${el.name}.${el.attribs.class ?? ''}`;
+/** Rows of features written in place, grown by doubling. */
+class RowBuffer {
+  readonly elements: Element[] = [];
+  readonly texts: string[] = [];
+  rows = new Float32Array(0);
+  used = 0;
 
-/** Children of one kind (tag and class): all of them, and those with text with their text and link text. */
-interface Run {
-  all: number;
-  count: number;
-  text: number;
-  linkText: number;
-}
-
-/**
- * The children of `el` by kind, in one pass per parent: runs of alike siblings (a card among cards, a post
- * among posts), so that no block scans its siblings itself.
- */
-function runsOfAlike(el: Element, stats: Map<Element, Stats>): Map<string, Run> {
-  const runs = new Map<string, Run>();
-  for (const child of el.children) {
-    if (!isTag(child)) continue;
-    const run = runs.get(keyOf(child)) ?? { all: 0, count: 0, text: 0, linkText: 0 };
-    runs.set(keyOf(child), run);
-    run.all++;
-    const s = stats.get(child);
-    if (!s || s.text === 0) continue;
-    run.count++;
-    run.text += s.text;
-    run.linkText += s.linkText;
+  /** The buffer, with room for one more row at `used`. */
+  grow(): Float32Array {
+    if (this.used + FEATURE_COUNT > this.rows.length) {
+      const grown = new Float32Array(Math.max(64 * FEATURE_COUNT, this.rows.length * 2));
+      grown.set(this.rows);
+      this.rows = grown;
+    }
+    return this.rows;
   }
-  return runs;
+
+  finish(withTexts: boolean): BlockRows {
+    const features = this.rows.slice(0, this.used);
+    fillNeighbours(this.elements, features);
+    return { elements: this.elements, features, texts: withTexts ? this.texts : undefined };
+  }
 }
 
 /** The last slots of a row: each neighbour feature before and after, then the two same-parent flags. */

@@ -21,6 +21,8 @@ export interface TreeModel {
 export interface KeepRule {
   mode: 'model' | 'within-rules' | 'rules';
   at: number;
+  /** In `model` mode, the probability at which a concealed block is revealed; absent: never. */
+  reveal?: number;
 }
 
 /**

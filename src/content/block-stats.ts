@@ -2,7 +2,7 @@ import type { AnyNode, Element } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
 import { isTag } from './parse.js';
 import { visibleLength } from './page-signals.js';
-import { isInvisible } from './visibility.js';
+import { NEVER_CONTENT, isConcealed } from './visibility.js';
 import { SHADOW_HOST_ATTRIBUTE } from './shadow-roots.js';
 
 /**
@@ -49,8 +49,12 @@ function countCommas(text: string): number {
   return n;
 }
 
-/** Computes text statistics for every element in one bottom-up pass. */
-export function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
+/**
+ * Computes text statistics for every element in one bottom-up pass. A concealed element (isConcealed) is
+ * measured for its own blocks, which main content may reveal, but its text is not part of its parent's;
+ * inside it (`concealed`), elements hidden again count as the rest of its text.
+ */
+export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed = false): Stats {
   const total: Stats = { text: 0, linkText: 0, commas: 0, ownText: 0, ownLinkText: 0, ownCommas: 0 };
   if (!('children' in root)) return total;
   for (const child of root.children) {
@@ -63,8 +67,12 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>): Stats {
       total.commas += commas;
       total.ownCommas += commas;
     } else if (isTag(child)) {
-      if (isInvisible(child)) continue;
-      const sub = measure(child, stats);
+      if (NEVER_CONTENT.has(child.name)) continue;
+      if (!concealed && isConcealed(child)) {
+        measure(child, stats, true);
+        continue;
+      }
+      const sub = measure(child, stats, concealed);
       const linkText = child.name === 'a' ? sub.text : sub.linkText;
       total.text += sub.text;
       total.commas += sub.commas;

@@ -62,6 +62,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));
   let roots: AnyNode[] = [body];
   let mainSkip: ((el: Element) => boolean) | undefined;
+  let reveal: ReadonlySet<Element> | undefined;
   if (options.includeTags && options.includeTags.length > 0) {
     roots = outermost(select(options.includeTags, body, 'includeTags'));
   } else if (options.onlyMainContent) {
@@ -69,10 +70,11 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     if (main) {
       roots = main.roots;
       mainSkip = main.skip;
+      reveal = main.reveal;
     }
   }
   const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
-  const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip };
+  const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip, reveal };
   let markdown = toMarkdown(roots, render);
   // A heading with nothing after it ("Join the conversation", "Related") closes no article content.
   if (mainSkip) markdown = markdown.replace(/(?:\n\n#{1,6} [^\n]*)+$/, '');

@@ -9,6 +9,8 @@ export interface CleanHtmlOptions {
   base: URL;
   removeBase64Images: boolean;
   skip?: (el: Element) => boolean;
+  /** Concealed elements to serialize anyway (main content the author collapsed). */
+  reveal?: ReadonlySet<Element>;
 }
 
 const VOID = new Set(['area', 'br', 'col', 'hr', 'img', 'source', 'track', 'wbr']);
@@ -29,7 +31,7 @@ export function toCleanHtml(roots: AnyNode[], options: CleanHtmlOptions): string
       if ('children' in node) node.children.forEach(write);
       return;
     }
-    if (isInvisible(node) || options.skip?.(node)) return;
+    if ((isInvisible(node) && !options.reveal?.has(node)) || options.skip?.(node)) return;
     if (node.name === 'img') {
       const src = imageSource(node);
       if (!src || (options.removeBase64Images && isDataUri(src))) return;

@@ -12,6 +12,8 @@ export interface MainContent {
   skip: (el: Element) => boolean;
   /** The headline that repeats the page <title> (it is metadata.title), left out by `skip`. */
   headline?: Element | null;
+  /** Concealed elements (visibility.ts) rendered anyway: they hold blocks the model kept. */
+  reveal?: ReadonlySet<Element>;
 }
 
 /** Tags that are a paragraph themselves; loose text in any other element is a paragraph inside it. */

@@ -4,9 +4,10 @@ import { BLOCK_ELEMENTS } from './elements.js';
 import type { Stats } from './block-stats.js';
 import { measure } from './block-stats.js';
 import { FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
-import type { Blocks, RuleChoice } from './block-features.js';
+import type { BlockRows, Blocks, RuleChoice } from './block-features.js';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
 import { checkModel, predict } from './block-model.js';
+import { isConcealed } from './visibility.js';
 import type { KeepRule, MainContentModel } from './block-model.js';
 import { MAIN_CONTENT_MODEL } from './block-model-weights.js';
 import { ruleMainContent } from './main-content-rules.js';
@@ -141,10 +142,24 @@ export function pickMainContent(
   // Never much less than the rules chose: a page unlike any the model learned from (one huge paragraph,
   // say) must not lose its text to it.
   if (keptText < MIN_KEPT_TEXT || keptText < ruleText * MIN_SHARE_OF_RULES) return page.rules;
-  const keptOnly = keptBlocksOnly(kept, stats);
+  // Where the model alone decides, it may reveal blocks the author collapsed (a product's specifications, a
+  // service's answers in an accordion); within the rules' choice never (an article's hidden copy of itself).
+  if (keep.mode === 'model' && keep.reveal !== undefined)
+    for (const el of keptConcealed(model, blocks.concealed, keep.reveal)) kept.add(el);
+  const { skip: keptOnly, holds } = keptBlocksOnly(kept, stats);
   // As with the rules alone: the headline that repeats <title> is metadata.title, not the content's start.
   const headline = page.rules?.headline;
-  return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline };
+  const reveal = new Set<Element>();
+  for (const el of holds) if (isConcealed(el)) reveal.add(el);
+  return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline, reveal };
+}
+
+/** The concealed blocks the model keeps at `at`, scored as if shown (block-features.ts). */
+function keptConcealed(model: MainContentModel, rows: BlockRows, at: number): Element[] {
+  if (rows.elements.length === 0) return [];
+  const first = predict(model.blocks, rows.features);
+  const final = predict(model.context, contextFeatures(rows.features, containersOf(rows.elements), first));
+  return rows.elements.filter((_, i) => final[i]! >= at);
 }
 
 /** A page with less visible text than this, and nothing the rules call an article, is rendered whole. */
@@ -157,8 +172,12 @@ const MIN_SHARE_OF_RULES = 0.1;
 /**
  * Leaves out every element with text but no kept block at or below it. Inline elements (links, emphasis)
  * follow the block whose text they are part of. Text-less elements (images, rules) inside what is kept stay.
+ * `holds`: the kept blocks and every element above one.
  */
-function keptBlocksOnly(kept: Set<Element>, stats: Map<Element, Stats>): (el: Element) => boolean {
+function keptBlocksOnly(
+  kept: Set<Element>,
+  stats: Map<Element, Stats>,
+): { skip: (el: Element) => boolean; holds: Set<Element> } {
   const holds = new Set<Element>();
   for (const el of kept) {
     for (let p: Element | null = el; p && !holds.has(p); p = parentElement(p)) holds.add(p);
@@ -172,8 +191,9 @@ function keptBlocksOnly(kept: Set<Element>, stats: Map<Element, Stats>): (el: El
     if (known === undefined) inlineKept.set(parent, (known = ownerKept(parent)));
     return known;
   };
-  return (el) => {
+  const skip = (el: Element): boolean => {
     if (holds.has(el) || (stats.get(el)?.text ?? 0) === 0) return false;
     return BLOCK_ELEMENTS.has(el.name) || !ownerKept(el);
   };
+  return { skip, holds };
 }

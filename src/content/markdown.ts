@@ -11,6 +11,8 @@ export interface MarkdownOptions {
   removeBase64Images: boolean;
   /** Elements to leave out with their subtree (excludeTags, main-content boilerplate). */
   skip?: (el: Element) => boolean;
+  /** Concealed elements to render anyway (main content the author collapsed: accordions, tabs). */
+  reveal?: ReadonlySet<Element>;
 }
 
 const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
@@ -47,6 +49,10 @@ export class MarkdownRenderer {
 
   constructor(private readonly options: MarkdownOptions) {}
 
+  private hidden(el: Element): boolean {
+    return isInvisible(el) && !this.options.reveal?.has(el);
+  }
+
   finish(markdown: string): string {
     return stripTrailingBlanks(markdown)
       .replace(/\n{3,}/g, '\n\n')
@@ -78,7 +84,7 @@ export class MarkdownRenderer {
   node(node: AnyNode): string {
     if (node.type === 'text') return this.text(node.data);
     if (!isTag(node)) return 'children' in node ? this.children(node) : '';
-    if (isInvisible(node) || this.options.skip?.(node)) return '';
+    if (this.hidden(node) || this.options.skip?.(node)) return '';
     return this.element(node);
   }
 
@@ -232,7 +238,7 @@ export class MarkdownRenderer {
     if (!Number.isFinite(number)) number = 1;
     const items: string[] = [];
     for (const child of el.children) {
-      if (!isTag(child) || isInvisible(child) || this.options.skip?.(child)) {
+      if (!isTag(child) || this.hidden(child) || this.options.skip?.(child)) {
         if (child.type === 'text' || !isTag(child)) continue;
         continue;
       }

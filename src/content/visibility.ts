@@ -34,10 +34,19 @@ export function isHiddenByAuthor(attribs: Record<string, string>): boolean {
 
 const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i;
 
-/** True for elements a reader never sees: non-content tags and hidden markup. */
-export function isInvisible(el: Element): boolean {
-  if (NEVER_CONTENT.has(el.name)) return true;
+/**
+ * Hidden by its author (or from assistive technology), though its text is in the page: collapsed accordions,
+ * inactive tabs, closed menus and dialogs, duplicated carousel slides. Left out of the page's visible text;
+ * main content may still reveal such a block (main-content.ts), since a product's specifications or a
+ * service's FAQ answers are often collapsed until clicked.
+ */
+export function isConcealed(el: Element): boolean {
   const attribs = el.attribs;
   if (attribs['aria-hidden'] === 'true' && el.name !== 'body' && el.name !== 'html') return true;
   return isHiddenByAuthor(attribs);
+}
+
+/** True for elements a reader never sees: non-content tags and hidden markup. */
+export function isInvisible(el: Element): boolean {
+  return NEVER_CONTENT.has(el.name) || isConcealed(el);
 }
