@@ -1,8 +1,9 @@
-import type { AnyNode, Element } from './parse.js';
+import type { Element } from './parse.js';
 import { isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
-import { NEVER_CONTENT, isConcealed, isInvisible } from './visibility.js';
+import { NEVER_CONTENT, isConcealed, isDialog } from './visibility.js';
 import { keyOf, runsOfAlike } from './sibling-runs.js';
+import { ownTextOf, shares } from './block-text.js';
 import type { Stats } from './block-stats.js';
 import {
   BOILERPLATE_ROLES,
@@ -157,6 +158,8 @@ interface Context {
   list: boolean;
   /** Inside an element its author hid (isConcealed): its blocks go to `Blocks.concealed`. */
   concealed: boolean;
+  /** Inside a dialog (role dialog or alertdialog, aria-modal). */
+  dialog: boolean;
   /** log(1 + this element's siblings of its tag and class), and the same for its parent. */
   repeats: number;
   parentRepeats: number;
@@ -167,45 +170,6 @@ interface Context {
 const FAMILY_PATTERNS = Object.values(FAMILIES);
 const NO_GROUP = { share: 0, count: 0, density: 0, at: -1 };
 const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
-
-/** The block's own text: direct text and inline descendants (training labels read it). */
-function ownTextOf(el: Element): string {
-  const parts: string[] = [];
-  for (const child of el.children) collectOwnText(child, parts);
-  return parts.join('').replace(/\s+/g, ' ').trim();
-}
-
-function collectOwnText(node: AnyNode, parts: string[]): void {
-  if (node.type === 'text') parts.push(node.data);
-  else if (isTag(node) && !isInvisible(node) && !BLOCK_ELEMENTS.has(node.name))
-    for (const child of node.children) collectOwnText(child, parts);
-}
-
-/** Characters of a string that are digits / upper-case letters, for short own texts only (bounded). */
-function shares(text: string): [number, number] {
-  const length = Math.min(text.length, 400);
-  let digits = 0;
-  let upper = 0;
-  let letters = 0;
-  for (let i = 0; i < length; i++) {
-    const code = text.charCodeAt(i);
-    if (code >= 48 && code <= 57) digits++;
-    else if (code >= 65 && code <= 90) {
-      letters++;
-      upper++;
-    } else if (code >= 97 && code <= 122) letters++;
-    else if (code > 127) {
-      // Any script with case (Latin, Greek, Cyrillic...): a letter whose lower and upper forms differ.
-      const c = text[i]!;
-      const lower = c.toLowerCase();
-      if (lower !== c.toUpperCase()) {
-        letters++;
-        if (c !== lower) upper++;
-      }
-    }
-  }
-  return [length > 0 ? digits / length : 0, letters > 0 ? upper / letters : 0];
-}
 
 /** 1 for a signal on the block itself (`at` = its depth), 1/2 on its parent..., 0 for none (-1). */
 const nearness = (depth: number, at: number): number => (at < 0 ? 0 : 1 / (depth - at + 1));
@@ -334,6 +298,9 @@ export function blockFeatures(
     for (const child of el.children) {
       if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
       const concealed = c.concealed || isConcealed(child);
+      const dialog = c.dialog || isDialog(child);
+      // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says.
+      if (concealed && dialog) continue;
       // Most elements have no class or id: their signals are their ancestors', a level further.
       const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
       let found = 0;
@@ -370,6 +337,7 @@ export function blockFeatures(
         table: c.table || child.name === 'table',
         list: c.list || child.name === 'ul' || child.name === 'ol',
         concealed,
+        dialog,
         group:
           run.count >= 2
             ? {
@@ -403,6 +371,7 @@ export function blockFeatures(
     table: false,
     list: false,
     concealed: false,
+    dialog: false,
     group: NO_GROUP,
   });
   return { ...shown.finish(withTexts), concealed: hidden.finish(withTexts) };

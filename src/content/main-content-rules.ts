@@ -139,13 +139,15 @@ function keptTextBelow(
   while (stack.length > 0) {
     const el = stack.pop()!;
     order.push(el);
-    for (const child of el.children) if (isTag(child) && !skip(child)) stack.push(child);
+    for (const child of el.children)
+      if (isTag(child) && !isInvisible(child) && !skip(child)) stack.push(child);
   }
   for (let i = order.length - 1; i >= 0; i--) {
     const el = order[i]!;
     let text = stats.get(el)?.text ?? 0;
     for (const child of el.children) {
-      if (!isTag(child)) continue;
+      // A hidden child's text is not in its parent's (block-stats.ts), though it is measured.
+      if (!isTag(child) || isInvisible(child)) continue;
       text -= (stats.get(child)?.text ?? 0) - (kept.get(child) ?? 0);
     }
     kept.set(el, text);

@@ -50,3 +50,9 @@ export function isConcealed(el: Element): boolean {
 export function isInvisible(el: Element): boolean {
   return NEVER_CONTENT.has(el.name) || isConcealed(el);
 }
+
+/** A dialog: role dialog or alertdialog, or aria-modal (sign-in forms, notices, a video's modal). */
+export function isDialog(el: Element): boolean {
+  const role = el.attribs.role;
+  return role === 'dialog' || role === 'alertdialog' || el.attribs['aria-modal'] === 'true';
+}
