@@ -114,7 +114,7 @@ export function loadCorpus(root: string, sets: string[]): Corpus {
       const url = new URL(`http://127.0.0.1/${id}.html`);
       const doc = parseHtml(html);
       const kind = detectPageKind(doc, url).kind;
-      const analysis = analysePage(doc, kind, true);
+      const analysis = analysePage(doc, kind, { texts: true, concealed: true });
       if (!analysis?.blocks) continue;
       const { blocks } = analysis;
       const texts = blocks.texts!;

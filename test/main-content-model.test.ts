@@ -61,7 +61,7 @@ describe('main-content model', () => {
   });
 
   test('blocks are the elements with text of their own, in page order, each with every feature', () => {
-    const page = analysePage(parseHtml(ARTICLE), 'article', true)!;
+    const page = analysePage(parseHtml(ARTICLE), 'article', { texts: true })!;
     const blocks = page.blocks!;
     assert.deepEqual(blocks.texts, [
       'Home News About',
@@ -201,11 +201,15 @@ describe('main-content model', () => {
     const visibleOnly = html
       .replace(/<nav[\s\S]*?<\/nav>/, '')
       .replace(/<div id="specs"[\s\S]*?<\/div><\/div>/, '');
-    const page = analysePage(parseHtml(html), 'product', true)!;
+    const page = analysePage(parseHtml(html), 'product', { texts: true, concealed: true })!;
     const blocks = page.blocks!;
     assert.deepEqual(blocks.concealed.texts, ['Shop', 'Help', 'Capacity: 1.7 litres, stainless steel body.']);
     // The visible blocks, their features and the page's text are those of the page without its hidden parts.
-    const plain = analysePage(parseHtml(visibleOnly), 'product', true)!;
+    const plain = analysePage(parseHtml(visibleOnly), 'product', { texts: true })!;
+    // Not asked for, concealed blocks cost nothing: neither measured nor featured.
+    const skipped = analysePage(parseHtml(html), 'product', { texts: true })!;
+    assert.deepEqual(skipped.blocks!.concealed.texts, []);
+    assert.deepEqual(skipped.blocks!.features, blocks.features);
     assert.deepEqual(blocks.texts, plain.blocks!.texts);
     assert.deepEqual(blocks.features, plain.blocks!.features);
     assert.equal(page.stats.get(page.body)!.text, plain.stats.get(plain.body)!.text);

@@ -299,8 +299,9 @@ export function blockFeatures(
       if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
       const concealed = c.concealed || isConcealed(child);
       const dialog = c.dialog || isDialog(child);
-      // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says.
-      if (concealed && dialog) continue;
+      // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says;
+      // and a concealed element not measured (analysePage's `concealed`) was not asked for.
+      if (concealed && (dialog || !stats.has(child))) continue;
       // Most elements have no class or id: their signals are their ancestors', a level further.
       const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
       let found = 0;

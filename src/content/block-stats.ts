@@ -50,11 +50,14 @@ function countCommas(text: string): number {
 }
 
 /**
- * Computes text statistics for every element in one bottom-up pass. A concealed element (isConcealed) is
- * measured for its own blocks, which main content may reveal, but its text is not part of its parent's;
- * inside it (`concealed`), elements hidden again count as the rest of its text.
+ * How `measure` treats concealed elements (isConcealed): `skip` them; measure them `apart` (for their own
+ * blocks, which main content may reveal; their text is not part of their parent's); or, `inside` one
+ * measured apart, count elements hidden again as the rest of its text.
  */
-export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed = false): Stats {
+export type ConcealedText = 'skip' | 'apart' | 'inside';
+
+/** Computes text statistics for every element in one bottom-up pass. */
+export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: ConcealedText = 'skip'): Stats {
   const total: Stats = { text: 0, linkText: 0, commas: 0, ownText: 0, ownLinkText: 0, ownCommas: 0 };
   if (!('children' in root)) return total;
   for (const child of root.children) {
@@ -68,8 +71,8 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed = f
       total.ownCommas += commas;
     } else if (isTag(child)) {
       if (NEVER_CONTENT.has(child.name)) continue;
-      if (!concealed && isConcealed(child)) {
-        measure(child, stats, true);
+      if (concealed !== 'inside' && isConcealed(child)) {
+        if (concealed === 'apart') measure(child, stats, 'inside');
         continue;
       }
       const sub = measure(child, stats, concealed);

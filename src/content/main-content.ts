@@ -90,18 +90,26 @@ function countBlocks(stats: Map<Element, Stats>): number {
   return n;
 }
 
-/** The page measured once, the rules' choice, and every block with its features (the trainer reads this too). */
-export function analysePage(doc: Document, kind: PageKind, withTexts = false): PageAnalysis | null {
+/**
+ * The page measured once, the rules' choice, and every block with its features (the trainer reads this too).
+ * `texts`: each block's text as well; `concealed`: the concealed blocks too (Blocks.concealed), only worth
+ * their work where they may be revealed.
+ */
+export function analysePage(
+  doc: Document,
+  kind: PageKind,
+  want: { texts?: boolean; concealed?: boolean } = {},
+): PageAnalysis | null {
   const body = bodyOf(doc);
   if (!isTag(body)) return null;
   const stats = new Map<Element, Stats>();
-  const bodyStats = measure(body, stats);
+  const bodyStats = measure(body, stats, want.concealed ? 'apart' : 'skip');
   const rules = ruleMainContent(doc, body, stats, bodyStats, kind);
   const choice: RuleChoice = rules
     ? { roots: new Set(rules.roots), skip: rules.skip }
     : { roots: new Set([body]), skip: () => false };
   const blocks =
-    countBlocks(stats) <= MAX_MODEL_BLOCKS ? blockFeatures(body, stats, kind, choice, withTexts) : null;
+    countBlocks(stats) <= MAX_MODEL_BLOCKS ? blockFeatures(body, stats, kind, choice, want.texts) : null;
   return { body, stats, rules, blocks };
 }
 
@@ -117,8 +125,8 @@ export function pickMainContent(
   kind: PageKind = 'other',
   model: MainContentModel | null = shippedModel(),
 ): MainContent | null {
-  const page = analysePage(doc, kind);
   const keep = model?.keep[kind];
+  const page = analysePage(doc, kind, { concealed: keep?.mode === 'model' && keep.reveal !== undefined });
   if (!page?.blocks || !model || !keep || keep.mode === 'rules') return page?.rules ?? null;
   // A short page with nothing article-shaped (a note, a document of a few lines) is its whole self.
   if (!page.rules && (page.stats.get(page.body)?.text ?? 0) < SHORT_PAGE_TEXT) return null;
