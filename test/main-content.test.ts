@@ -86,6 +86,38 @@ describe('onlyMainContent on non-article pages', () => {
     assert.match(md, /# Rainfall today/);
   });
 
+  test('a blog index whose items are only their titles keeps every title; a closing heading or two does not stay', async (t) => {
+    const titles = Array.from(
+      { length: 32 },
+      (_, i) => `Notes on keeping habits through a long winter, part ${i + 1}`,
+    );
+    const posts = titles
+      .map(
+        (title, i) =>
+          `<article class="post"><header><h2><a href="/p${i}">${title}</a></h2></header></article>`,
+      )
+      .join('');
+    const index = `<html><head><title>Balance</title></head><body><header><a href="/">Balance</a></header>
+      <aside><h4>Hello, welcome!</h4><p>I write about rest.</p></aside><main>${posts}</main></body></html>`;
+    const svc = await startService(t);
+    const md = docOf(
+      (await svc.post('/api/v1/scrape', { url: await servePage(t, index), onlyMainContent: true })).json,
+    ).markdown!;
+    for (const title of titles) assert.ok(md.includes(`## [${title}]`), title);
+    // An article's closing "Related" / "Comments" headings, with nothing after them, close no content.
+    const body = Array.from(
+      { length: 6 },
+      (_, i) => `<p>Paragraph ${i}: ${'Rivers carry water and sediment to the sea. '.repeat(6)}</p>`,
+    );
+    const article = `<html><head><title>Rivers</title></head><body><article><h1>Rivers</h1>${body.join('')}
+      <h2>Related</h2><h3>Comments</h3></article></body></html>`;
+    const closing = docOf(
+      (await svc.post('/api/v1/scrape', { url: await servePage(t, article), onlyMainContent: true })).json,
+    ).markdown!;
+    assert.match(closing, /Paragraph 5: Rivers/);
+    assert.doesNotMatch(closing, /Related|Comments/);
+  });
+
   test('a script app whose page is in <noscript> reads that page; a JavaScript notice stays out', async (t) => {
     const posts = Array.from(
       { length: 4 },

@@ -76,8 +76,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
   const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip, reveal };
   let markdown = toMarkdown(roots, render);
-  // A heading with nothing after it ("Join the conversation", "Related") closes no article content.
-  if (mainSkip) markdown = markdown.replace(/(?:\n\n#{1,6} [^\n]*)+$/, '');
+  if (mainSkip) markdown = withoutClosingHeadings(markdown);
   // Full plain text is only needed for language detection, which reads the first 2000 characters.
   const plainText = markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));
@@ -97,6 +96,23 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     ...pageSignals(doc),
   };
 }
+
+/**
+ * A heading or two with nothing after them ("Join the conversation", "Related") close no content: dropped.
+ * A longer run of headings at the end is content: a listing whose items are their titles.
+ */
+function withoutClosingHeadings(markdown: string): string {
+  // Read back from the end, block by block (a regex run from the front would be quadratic in the headings).
+  let cut = markdown.length;
+  for (let headings = 0; headings <= MAX_CLOSING_HEADINGS; headings++) {
+    const start = markdown.lastIndexOf('\n\n', cut - 1);
+    const block = markdown.slice(start + 2, cut);
+    if (start < 0 || !/^#{1,6} [^\n]*$/.test(block)) return markdown.slice(0, cut);
+    cut = start;
+  }
+  return markdown;
+}
+const MAX_CLOSING_HEADINGS = 2;
 
 function select(selectors: string[] | undefined, root: AnyNode, field: string): Element[] {
   if (!selectors || selectors.length === 0) return [];
