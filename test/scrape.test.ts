@@ -136,6 +136,8 @@ describe('POST /api/v1/scrape (http engine)', () => {
     assert.match(md, /mistakes & how to spot/);
     assert.match(md, /in € and £; temperatures in °C/);
     assert.match(md, new RegExp(`\\[streams reference\\]\\(${s.url}/docs/streams\\)`));
+    // A link's own brackets would close its text early for many Markdown readers: a citation "[1]" reads 1.
+    assert.match(md, new RegExp(`\\[1\\]\\(${s.url}/docs/streams#notes\\)`));
     assert.match(
       md,
       new RegExp(

@@ -43,6 +43,8 @@ export class MarkdownRenderer {
   private lineStart = true;
   /** Inside <a> or a table cell: blocks flatten to spaces, headings lose their #. */
   private inlineOnly = 0;
+  /** Inside a link's text: its own brackets would end the link text early for many Markdown readers. */
+  private inLink = 0;
   private readonly codeBlocks: string[] = [];
   /** Lists and quotes open around the current node. */
   private nesting = 0;
@@ -95,7 +97,7 @@ export class MarkdownRenderer {
     const atLineStart = this.lineStart;
     this.spaced = text.endsWith(' ');
     this.lineStart = false;
-    return escapeMarkdown(text, atLineStart);
+    return escapeMarkdown(this.inLink > 0 ? text.replace(/[[\]]/g, '') : text, atLineStart);
   }
 
   private element(el: Element): string {
@@ -201,7 +203,9 @@ export class MarkdownRenderer {
 
   private link(el: Element): string {
     const href = absoluteUrl(el.attribs.href, this.options.base);
+    this.inLink++;
     const text = this.inline(el);
+    this.inLink--;
     this.spaced = false;
     this.lineStart = false;
     if (text === '') return '';
