@@ -203,13 +203,13 @@ export class MarkdownRenderer {
 
   private link(el: Element): string {
     const href = absoluteUrl(el.attribs.href, this.options.base);
-    this.inLink++;
+    const linked = href !== null && !href.startsWith('javascript:');
+    if (linked) this.inLink++;
     const text = this.inline(el);
-    this.inLink--;
+    if (linked) this.inLink--;
     this.spaced = false;
     this.lineStart = false;
-    if (text === '') return '';
-    if (!href || href.startsWith('javascript:')) return text;
+    if (text === '' || !linked) return text;
     return `[${text}](${escapeUrl(href)})`;
   }
 
