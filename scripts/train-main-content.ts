@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { FEATURE_COUNT, FEATURE_NAMES } from '../src/content/block-features.js';
 import { CONTEXT_FEATURES, contextFeatures } from '../src/content/block-context.js';
 import { predict } from '../src/content/block-model.js';
-import { keepBlocks } from '../src/content/main-content.js';
+import { enoughKept, keepBlocks } from '../src/content/main-content.js';
 import type { KeepRule, TreeModel } from '../src/content/block-model.js';
 import { PAGE_KINDS } from '../src/content/page-kind.js';
 import type { PageKind } from '../src/content/page-kind.js';
@@ -158,14 +158,27 @@ if (dumpAt >= 0) {
   writeFileSync(args[dumpAt + 1]!, JSON.stringify(dump));
 }
 
+/** What keepBlocks reads of a page besides the probabilities: the rules' choice and each block's text length. */
+const keepInputs = new Map<Page, { byRules: Uint8Array; text: number[] }>();
+const pageRows = (page: Page): { byRules: Uint8Array; text: number[] } => {
+  let rows = keepInputs.get(page);
+  if (!rows)
+    keepInputs.set(
+      page,
+      (rows = { byRules: Uint8Array.from(page.ruleKeeps, Number), text: page.texts.map((t) => t.length) }),
+    );
+  return rows;
+};
+
 const textKept = (page: Page, keep: (i: number) => boolean): string =>
   page.texts.filter((_, i) => keep(i)).join('\n');
 
 /** A page's approximate benchmark score when `keep` picks its blocks (their text in page order, Markdown aside). */
 function scorePage(page: Page, keep: (i: number) => boolean, reveal?: number): ReturnType<typeof pageScore> {
+  const kept = Uint8Array.from(page.texts, (_, i) => +keep(i));
   let text = textKept(page, keep);
   // As the service does: when the model keeps nothing, the rules' choice stands.
-  if (text.replace(/\s/g, '').length < 25) text = textKept(page, (i) => page.ruleKeeps[i]!);
+  if (!enoughKept(kept, pageRows(page))) text = textKept(page, (i) => page.ruleKeeps[i]!);
   else if (reveal !== undefined) {
     // Else the concealed blocks sure enough join it (main-content.ts, keptConcealed).
     const p = finalStage.concealed.get(page)!;
@@ -217,14 +230,8 @@ const objective = (scores: Map<string, { f1: number; p: number }>): number => {
 };
 /** The blocks a page's kind's rule keeps, decided as the service decides (keepBlocks), on held-out predictions. */
 const keptBy = (page: Page, rule: KeepRule): Uint8Array =>
-  keepBlocks(
-    rule,
-    {
-      byRules: Uint8Array.from(page.ruleKeeps, Number),
-      text: page.texts.map((text) => text.length),
-    },
-    firstHeldOut.subarray(page.start, page.end),
-    () => heldOut.subarray(page.start, page.end),
+  keepBlocks(rule, pageRows(page), firstHeldOut.subarray(page.start, page.end), () =>
+    heldOut.subarray(page.start, page.end),
   );
 /** A page's score under its kind's rule, concealed blocks revealed as the rule says. */
 const scoreUnder = (page: Page, rule: KeepRule): ReturnType<typeof pageScore> => {

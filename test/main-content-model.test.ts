@@ -5,7 +5,13 @@ import { FEATURE_COUNT, FEATURE_NAMES, ruleKept } from '../src/content/block-fea
 import { checkModel, predict } from '../src/content/block-model.js';
 import type { KeepRule, MainContentModel, TreeModel } from '../src/content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
-import { MAX_MODEL_BLOCKS, analysePage, keepBlocks, pickMainContent } from '../src/content/main-content.js';
+import {
+  MAX_MODEL_BLOCKS,
+  analysePage,
+  enoughKept,
+  keepBlocks,
+  pickMainContent,
+} from '../src/content/main-content.js';
 import { toMarkdown } from '../src/content/markdown.js';
 import { parseHtml } from '../src/content/parse.js';
 import type { Element } from '../src/content/parse.js';
@@ -163,6 +169,23 @@ describe('main-content model', () => {
     // A block between two kept blocks follows its own probability: no neighbour rule keeps it (WCXB's
     // annotators leave out code that the model leaves out; a rule keeping it cost articles and docs).
     assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.5 }, text, sureOf(0), finalOf)], [1, 0, 1, 0]);
+  });
+
+  test('an unsure model is widened step by step before the rules take over', () => {
+    const page = { byRules: Uint8Array.from([1, 1, 1, 1]), text: [100, 100, 100, 100] };
+    const unsure = Float32Array.from([0.45, 0.3, 0.1, 0.02]);
+    const product = { mode: 'model', at: 0.6 } as const;
+    // Nothing at 0.6: the bar comes down until the surest block is kept, and no further.
+    const widened = keepBlocks(product, page, unsure, () => unsure);
+    assert.deepEqual([...widened], [1, 0, 0, 0]);
+    assert.ok(enoughKept(widened, page));
+    // Sure of nothing at all: nothing is kept, and the caller falls back to the rules' choice.
+    const none = Float32Array.from([0.02, 0.02, 0.02, 0.02]);
+    const kept = keepBlocks(product, page, none, () => none);
+    assert.deepEqual([...kept], [0, 0, 0, 0]);
+    assert.ok(!enoughKept(kept, page));
+    // Kept text must be some share of the rules' text, not only above a floor.
+    assert.ok(!enoughKept(Uint8Array.from([1, 0, 0, 0]), { ...page, text: [30, 1000, 1000, 1000] }));
   });
 
   test('inline elements follow the block they are part of', () => {

@@ -104,12 +104,12 @@ describe('onlyMainContent on non-article pages', () => {
       (await svc.post('/api/v1/scrape', { url: await servePage(t, index), onlyMainContent: true })).json,
     ).markdown!;
     for (const title of titles) assert.ok(md.includes(`## [${title}]`), title);
-    // An article's closing "Related" / "Comments" headings, with nothing after them, close no content.
+    // An article's closing "Related" / "Comments" headings close its container and no content: dropped.
     const body = Array.from(
       { length: 6 },
       (_, i) => `<p>Paragraph ${i}: ${'Rivers carry water and sediment to the sea. '.repeat(6)}</p>`,
     );
-    const article = `<html><head><title>Rivers</title></head><body><article><h1>Rivers</h1>${body.join('')}
+    const article = `<html><head><title>Rivers</title><meta property="og:type" content="article"></head><body><article><h1>Rivers</h1>${body.join('')}
       <h2>Related</h2><h3>Comments</h3></article></body></html>`;
     const closing = docOf(
       (await svc.post('/api/v1/scrape', { url: await servePage(t, article), onlyMainContent: true })).json,

@@ -63,6 +63,7 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   let roots: AnyNode[] = [body];
   let mainSkip: ((el: Element) => boolean) | undefined;
   let reveal: ReadonlySet<Element> | undefined;
+  let blockByBlock = false;
   if (options.includeTags && options.includeTags.length > 0) {
     roots = outermost(select(options.includeTags, body, 'includeTags'));
   } else if (options.onlyMainContent) {
@@ -71,12 +72,13 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
       roots = main.roots;
       mainSkip = main.skip;
       reveal = main.reveal;
+      blockByBlock = main.blockByBlock ?? false;
     }
   }
   const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
   const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip, reveal };
   let markdown = toMarkdown(roots, render);
-  if (mainSkip) markdown = withoutClosingHeadings(markdown);
+  if (mainSkip && !blockByBlock) markdown = withoutClosingHeadings(markdown);
   // Full plain text is only needed for language detection, which reads the first 2000 characters.
   const plainText = markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));
@@ -98,8 +100,8 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
 }
 
 /**
- * A heading or two with nothing after them ("Join the conversation", "Related") close no content: dropped.
- * A longer run of headings at the end is content: a listing whose items are their titles.
+ * A heading or two with nothing after them ("Join the conversation", "Related") close no content of a chosen
+ * container: dropped. A longer run of headings at the end is content: a listing whose items are their titles.
  */
 function withoutClosingHeadings(markdown: string): string {
   // Read back from the end, block by block (a regex run from the front would be quadratic in the headings).

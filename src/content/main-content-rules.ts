@@ -14,6 +14,11 @@ export interface MainContent {
   headline?: Element | null;
   /** Concealed elements (visibility.ts) rendered anyway: they hold blocks the model kept. */
   reveal?: ReadonlySet<Element>;
+  /**
+   * Every block was kept on its own (the model alone decided), headings too; else a container was chosen, whose
+   * closing headings ("Related", "Comments") with nothing after them are not content.
+   */
+  blockByBlock?: boolean;
 }
 
 /** Tags that are a paragraph themselves; loose text in any other element is a paragraph inside it. */

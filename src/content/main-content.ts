@@ -28,10 +28,9 @@ const shippedModel = (): MainContentModel =>
 /**
  * Which blocks `rule` keeps (1) on a page, from the first stage's probabilities and the final stage's, asked
  * for lazily (`final(only)` scores the blocks `only` marks, or every block). The trainer simulates the service
- * with this same function. In `within-rules` mode the model only takes out of the rules' choice, so only the
- * rules' blocks are scored, and the blocks the first stage is surest of join them; unless the first stage is
- * sure of more text outside that choice than is kept inside it: the rules took the wrong part of the page (a
- * sidebar, a footer form) and the model decides alone.
+ * with this same function. When that is much less text than the rules chose, the model is unsure of this page
+ * (one unlike any it learned from): its bar is lowered step by step, down to MIN_KEEP_AT, and the caller
+ * gives its choice up for the rules' only if even that keeps too little (`enoughKept`).
  */
 export function keepBlocks(
   rule: KeepRule,
@@ -39,8 +38,47 @@ export function keepBlocks(
   first: Float32Array,
   final: (only?: Uint8Array) => Float32Array,
 ): Uint8Array {
+  if (rule.mode === 'rules') return page.byRules;
+  let all: Float32Array | undefined;
+  const cached = (only?: Uint8Array): Float32Array => (only ? final(only) : (all ??= final()));
+  let kept = keepAtRule(rule, page, first, cached);
+  for (let at = rule.at * WIDEN_BY; !enoughKept(kept, page) && at >= MIN_KEEP_AT; at *= WIDEN_BY)
+    kept = keepAtRule({ ...rule, at }, page, first, cached);
+  return kept;
+}
+
+/** Enough of the page kept that the model's choice stands: some text, and not much less than the rules'. */
+export function enoughKept(
+  kept: Uint8Array,
+  page: { byRules: Uint8Array; text: ArrayLike<number> },
+): boolean {
+  let keptText = 0;
+  let ruleText = 0;
+  for (let i = 0; i < kept.length; i++) {
+    if (kept[i]) keptText += page.text[i]!;
+    if (page.byRules[i]) ruleText += page.text[i]!;
+  }
+  return keptText >= MIN_KEPT_TEXT && keptText >= ruleText * MIN_SHARE_OF_RULES;
+}
+
+/** Each step of lowering an unsure model's bar multiplies it by this. */
+const WIDEN_BY = 0.8;
+/** The lowest bar an unsure model is lowered to. */
+const MIN_KEEP_AT = 0.05;
+
+/**
+ * The blocks `rule` keeps at its own threshold. In `within-rules` mode the model only takes out of the rules'
+ * choice, so only the rules' blocks are scored, and the blocks the first stage is surest of join them; unless
+ * the first stage is sure of more text outside that choice than is kept inside it: the rules took the wrong
+ * part of the page (a sidebar, a footer form) and the model decides alone.
+ */
+function keepAtRule(
+  rule: KeepRule,
+  page: { byRules: Uint8Array; text: ArrayLike<number> },
+  first: Float32Array,
+  final: (only?: Uint8Array) => Float32Array,
+): Uint8Array {
   const { byRules, text } = page;
-  if (rule.mode === 'rules') return byRules;
   const keepAt = (p: Float32Array, at: number, within: boolean): Uint8Array =>
     Uint8Array.from(p, (q, i) => +(q >= at && (!within || byRules[i] === 1)));
   let kept: Uint8Array;
@@ -138,18 +176,11 @@ export function pickMainContent(
   const keptRows = keepBlocks(keep, { byRules, text }, first, (only) =>
     predict(model.context, context, only),
   );
+  if (!enoughKept(keptRows, { byRules, text })) return page.rules;
   const kept = new Set<Element>();
-  let keptText = 0;
-  let ruleText = 0;
   blocks.elements.forEach((el, i) => {
-    if (byRules[i]) ruleText += text[i]!;
-    if (!keptRows[i]) return;
-    kept.add(el);
-    keptText += text[i]!;
+    if (keptRows[i]) kept.add(el);
   });
-  // Never much less than the rules chose: a page unlike any the model learned from (one huge paragraph,
-  // say) must not lose its text to it.
-  if (keptText < MIN_KEPT_TEXT || keptText < ruleText * MIN_SHARE_OF_RULES) return page.rules;
   // Where the model alone decides, it may reveal blocks the author collapsed (a product's specifications, a
   // service's answers in an accordion); within the rules' choice never (an article's hidden copy of itself).
   if (keep.mode === 'model' && keep.reveal !== undefined)
@@ -159,7 +190,8 @@ export function pickMainContent(
   const headline = page.rules?.headline;
   const reveal = new Set<Element>();
   for (const el of holds) if (isConcealed(el)) reveal.add(el);
-  return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline, reveal };
+  const blockByBlock = keep.mode === 'model';
+  return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline, reveal, blockByBlock };
 }
 
 /** The concealed blocks the model keeps at `at`, scored as if shown (block-features.ts). */
