@@ -58,6 +58,7 @@ describe('onlyMainContent on non-article pages', () => {
     assert.match(md, /```js\nnew Worker\(file, \{ resourceLimits/);
     assert.match(md, /- maxOldGenerationSizeMb: the main heap\n- maxYoungGenerationSizeMb/);
     assert.doesNotMatch(md, /Suggested topics|Powered by/);
+    assert.doesNotMatch(md, /maintainer of a small worker pool/, "a post's signature is not the post");
   });
 
   /** Serves one HTML page on loopback; answers its URL. */

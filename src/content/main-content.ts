@@ -2,7 +2,7 @@ import type { Document, Element } from './parse.js';
 import { bodyOf, isTag, parentElement } from './parse.js';
 import { BLOCK_ELEMENTS } from './elements.js';
 import type { Stats } from './block-stats.js';
-import { measure } from './block-stats.js';
+import { classAndId, measure } from './block-stats.js';
 import { FEATURE_NAMES, blockFeatures, ruleKept } from './block-features.js';
 import type { BlockRows, Blocks, RuleChoice } from './block-features.js';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
@@ -191,7 +191,11 @@ export function pickMainContent(
   const reveal = new Set<Element>();
   for (const el of holds) if (isConcealed(el)) reveal.add(el);
   const blockByBlock = keep.mode === 'model';
-  return { roots: [body], skip: (el) => el === headline || keptOnly(el), headline, reveal, blockByBlock };
+  const never = NEVER_MAIN[kind];
+  const skip = never
+    ? (el: Element): boolean => el === headline || keptOnly(el) || never.test(classAndId(el))
+    : (el: Element): boolean => el === headline || keptOnly(el);
+  return { roots: [body], skip, headline, reveal, blockByBlock };
 }
 
 /** The concealed blocks the model keeps at `at`, scored as if shown (block-features.ts). */
@@ -201,6 +205,12 @@ function keptConcealed(model: MainContentModel, rows: BlockRows, at: number): El
   const final = predict(model.context, contextFeatures(rows.features, containersOf(rows.elements), first));
   return rows.elements.filter((_, i) => final[i]! >= at);
 }
+
+/**
+ * What a kind of page never counts as main content, whatever the model says (it has no feature for these
+ * words): a forum post's signature, which repeats under every post of its author.
+ */
+const NEVER_MAIN: Partial<Record<PageKind, RegExp>> = { forum: /(^|[\s_-])signature([\s_-]|$)/i };
 
 /** A page with less visible text than this, and nothing the rules call an article, is rendered whole. */
 const SHORT_PAGE_TEXT = 1000;
