@@ -272,25 +272,31 @@ const chosen = Object.fromEntries(PAGE_KINDS.map((k) => [k, CANDIDATES[choice[k]
   PageKind,
   KeepRule
 >;
-// Then, per kind the model alone decides, the probability (if any) at which it reveals concealed blocks.
-const REVEAL_CANDIDATES = [undefined, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
-for (const kind of PAGE_KINDS) {
-  if (chosen[kind].mode !== 'model') continue;
-  let best = { reveal: undefined as number | undefined, score: -1 };
-  for (const reveal of REVEAL_CANDIDATES) {
-    const rule = { ...chosen[kind], reveal };
-    const score = objective(
-      evaluatePages((page, index) =>
-        page.kind === kind ? scoreUnder(page, rule) : candidateScores[choice[page.kind]]![index]!,
-      ),
-    );
-    if (score > best.score) best = { reveal, score };
-  }
-  if (best.reveal !== undefined) chosen[kind] = { ...chosen[kind], reveal: best.reveal };
-}
-// `--keep JSON` evaluates (and writes) given thresholds instead of the chosen ones.
+// `--keep JSON` evaluates (and writes) given thresholds instead of the chosen ones; with `--choose-reveal`,
+// their reveal thresholds are chosen as below.
 const keepAt = args.indexOf('--keep');
-const thresholds = (keepAt >= 0 ? JSON.parse(args[keepAt + 1]!) : chosen) as Record<PageKind, KeepRule>;
+const given = keepAt >= 0 ? (JSON.parse(args[keepAt + 1]!) as Record<PageKind, KeepRule>) : null;
+const thresholds = given ?? chosen;
+// Then, per kind the model alone decides, the probability (if any) at which it reveals concealed blocks.
+if (!given || args.includes('--choose-reveal')) {
+  const REVEAL_CANDIDATES = [undefined, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+  const unrevealed = corpus.pages.map((page) =>
+    scoreUnder(page, { ...thresholds[page.kind], reveal: undefined }),
+  );
+  for (const kind of PAGE_KINDS) {
+    if (thresholds[kind].mode !== 'model') continue;
+    let best = { reveal: undefined as number | undefined, score: -1 };
+    for (const reveal of REVEAL_CANDIDATES) {
+      const rule = { ...thresholds[kind], reveal };
+      const score = objective(
+        evaluatePages((page, index) => (page.kind === kind ? scoreUnder(page, rule) : unrevealed[index]!)),
+      );
+      if (score > best.score) best = { reveal, score };
+    }
+    thresholds[kind] = { ...thresholds[kind], reveal: best.reveal };
+    if (best.reveal === undefined) delete thresholds[kind].reveal;
+  }
+}
 console.log('thresholds', JSON.stringify(thresholds));
 const model = evaluatePages((page) => scoreUnder(page, thresholds[page.kind]));
 const hidden = evaluatePages((page) => scoreUnder(page, { ...thresholds[page.kind], reveal: undefined }));
