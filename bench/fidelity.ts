@@ -57,7 +57,7 @@ async function main(): Promise<void> {
     );
     return;
   }
-  const ours = await startServer('src/main.ts', 3922, { ALLOW_PRIVATE_NETWORKS: 'true' }, '/api/v1/scrape');
+  const ours = await startServer('dist/main.js', 3922, { ALLOW_PRIVATE_NETWORKS: 'true' }, '/api/v1/scrape');
   const baseline = await startServer('bench/fidelity-baseline-server.ts', 3923, {}, '/api/v1/scrape');
   try {
     const rows: string[] = [];
