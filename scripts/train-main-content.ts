@@ -59,18 +59,21 @@ interface StagePredictions {
   concealed: Map<Page, Float32Array>;
 }
 
-const concealedCount = corpus.pages.reduce((n, page) => n + page.concealed.texts.length, 0);
+/** Where each page's concealed blocks start in one array of them all, in page order. */
+const concealedAt = new Map<Page, number>();
+const concealedCount = corpus.pages.reduce(
+  (at, page) => (concealedAt.set(page, at), at + page.concealed.texts.length),
+  0,
+);
 
 /** The concealed blocks' predictions, cut per page from one array in page order. */
-function concealedByPage(all: Float32Array): Map<Page, Float32Array> {
-  const out = new Map<Page, Float32Array>();
-  let at = 0;
-  for (const page of corpus.pages) {
-    out.set(page, all.subarray(at, at + page.concealed.texts.length));
-    at += page.concealed.texts.length;
-  }
-  return out;
-}
+const concealedByPage = (all: Float32Array): Map<Page, Float32Array> =>
+  new Map(
+    corpus.pages.map((page) => {
+      const at = concealedAt.get(page)!;
+      return [page, all.subarray(at, at + page.concealed.texts.length)];
+    }),
+  );
 
 /**
  * Held-out probabilities of every block for a stage: each fold's pages predicted by a fit on the other folds
@@ -93,8 +96,6 @@ function heldOutOf(
     if (cached.length === out.length && cachedConcealed.length === concealed.length)
       return { blocks: cached, concealed: concealedByPage(cachedConcealed) };
   }
-  const concealedAt = new Map<Page, number>();
-  corpus.pages.reduce((at, page) => (concealedAt.set(page, at), at + page.concealed.texts.length), 0);
   const started = performance.now();
   const width = names.length;
   for (let k = 0; k < folds; k++) {
@@ -170,16 +171,16 @@ const pageRows = (page: Page): { byRules: Uint8Array; text: number[] } => {
   return rows;
 };
 
-const textKept = (page: Page, keep: (i: number) => boolean): string =>
-  page.texts.filter((_, i) => keep(i)).join('\n');
+const textKept = (page: Page, kept: Uint8Array): string =>
+  page.texts.filter((_, i) => kept[i] === 1).join('\n');
 
-/** A page's approximate benchmark score when `keep` picks its blocks (their text in page order, Markdown aside). */
-function scorePage(page: Page, keep: (i: number) => boolean, reveal?: number): ReturnType<typeof pageScore> {
-  const kept = Uint8Array.from(page.texts, (_, i) => +keep(i));
-  let text = textKept(page, keep);
-  // As the service does: when the model keeps nothing, the rules' choice stands.
-  if (!enoughKept(kept, pageRows(page))) text = textKept(page, (i) => page.ruleKeeps[i]!);
-  else if (reveal !== undefined) {
+/** A page's approximate benchmark score when `kept` marks its blocks (their text in page order, Markdown aside). */
+function scorePage(page: Page, kept: Uint8Array, reveal?: number): ReturnType<typeof pageScore> {
+  const rows = pageRows(page);
+  // As the service does: when the model keeps too little (enoughKept), the rules' choice stands as it is.
+  if (!enoughKept(kept, rows)) return pageScore(page.truth, textKept(page, rows.byRules));
+  let text = textKept(page, kept);
+  if (reveal !== undefined) {
     // Else the concealed blocks sure enough join it (main-content.ts, keptConcealed).
     const p = finalStage.concealed.get(page)!;
     const revealed = page.concealed.texts.filter((_, i) => p[i]! >= reveal);
@@ -203,10 +204,7 @@ function evaluatePages(
   return out;
 }
 
-const evaluate = (keep: (page: Page, i: number) => boolean): Map<string, ReturnType<typeof corpusScore>> =>
-  evaluatePages((page) => scorePage(page, (i) => keep(page, i)));
-
-const rules = evaluate((page, i) => page.ruleKeeps[i]!);
+const rules = evaluatePages((page) => scorePage(page, pageRows(page).byRules));
 /**
  * The objective per kind of page's threshold: WCXB overall, the mean of its seven types (so that no kind of page
  * is given up for the mean page: products and collections are a few percent of the corpus), and the article set
@@ -236,7 +234,7 @@ const keptBy = (page: Page, rule: KeepRule): Uint8Array =>
 /** A page's score under its kind's rule, concealed blocks revealed as the rule says. */
 const scoreUnder = (page: Page, rule: KeepRule): ReturnType<typeof pageScore> => {
   const kept = keptBy(page, rule);
-  return scorePage(page, (i) => kept[i] === 1, rule.mode === 'model' ? rule.reveal : undefined);
+  return scorePage(page, kept, rule.mode === 'model' ? rule.reveal : undefined);
 };
 const CANDIDATES: KeepRule[] = [
   { mode: 'rules', at: 1 },
@@ -252,7 +250,7 @@ const CANDIDATES: KeepRule[] = [
 const candidateScores = CANDIDATES.map((rule) =>
   corpus.pages.map((page) => {
     const kept = keptBy(page, rule);
-    return scorePage(page, (i) => kept[i] === 1);
+    return scorePage(page, kept);
   }),
 );
 const choice = Object.fromEntries(PAGE_KINDS.map((k) => [k, 0])) as Record<PageKind, number>;
@@ -308,8 +306,7 @@ console.log(`\nheld-out sites (${folds}-fold by site): F1 / P / R`);
 console.log('group           rules                  model');
 for (const [group, score] of model) {
   const r = rules.get(group)!;
-  const fmt = (s: typeof score): string => `${s.f1.toFixed(3)} / ${s.p.toFixed(3)} / ${s.r.toFixed(3)}`;
-  console.log(`${group.padEnd(15)} ${fmt(r)}  ${fmt(score)}`);
+  console.log(`${group.padEnd(15)} ${line(r)}  ${line(score)}`);
 }
 
 if (!args.includes('--no-write')) {

@@ -39,8 +39,13 @@ export function keepBlocks(
   final: (only?: Uint8Array) => Float32Array,
 ): Uint8Array {
   if (rule.mode === 'rules') return page.byRules;
-  let all: Float32Array | undefined;
-  const cached = (only?: Uint8Array): Float32Array => (only ? final(only) : (all ??= final()));
+  // Each step asks for the same probabilities (of every block, or of the rules' blocks): scored once.
+  const scored = new Map<Uint8Array | undefined, Float32Array>();
+  const cached = (only?: Uint8Array): Float32Array => {
+    let p = scored.get(only);
+    if (!p) scored.set(only, (p = final(only)));
+    return p;
+  };
   let kept = keepAtRule(rule, page, first, cached);
   for (let at = rule.at * WIDEN_BY; !enoughKept(kept, page) && at >= MIN_KEEP_AT; at *= WIDEN_BY)
     kept = keepAtRule({ ...rule, at }, page, first, cached);
@@ -155,8 +160,8 @@ export function analysePage(
  * The page's main content: the rules' choice (main-content-rules.ts) refined block by block by a small
  * tree model (block-model.ts) that reads the rules' decision among its features and what kind of page
  * this is, so a product keeps its price and specifications and a thread every post. When the model keeps
- * next to nothing, or much less than the rules chose, the rules' choice stands: main content is never
- * empty for a page with text. Null when there is nothing to choose from (callers render the whole page).
+ * much less than the rules chose even at its lowered bar (keepBlocks), the rules' choice stands: main
+ * content is never empty for a page with text. Null when there is nothing to choose from (callers render the whole page).
  */
 export function pickMainContent(
   doc: Document,
@@ -193,7 +198,10 @@ export function pickMainContent(
   const blockByBlock = keep.mode === 'model';
   const never = NEVER_MAIN[kind];
   const skip = never
-    ? (el: Element): boolean => el === headline || keptOnly(el) || never.test(classAndId(el))
+    ? (el: Element): boolean =>
+        el === headline ||
+        keptOnly(el) ||
+        ((el.attribs.class !== undefined || el.attribs.id !== undefined) && never.test(classAndId(el)))
     : (el: Element): boolean => el === headline || keptOnly(el);
   return { roots: [body], skip, headline, reveal, blockByBlock };
 }

@@ -242,10 +242,7 @@ export class MarkdownRenderer {
     if (!Number.isFinite(number)) number = 1;
     const items: string[] = [];
     for (const child of el.children) {
-      if (!isTag(child) || this.hidden(child) || this.options.skip?.(child)) {
-        if (child.type === 'text' || !isTag(child)) continue;
-        continue;
-      }
+      if (!isTag(child) || this.hidden(child) || this.options.skip?.(child)) continue;
       const content =
         child.name === 'li'
           ? this.block(this.children(child)).trim()
