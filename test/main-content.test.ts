@@ -150,4 +150,29 @@ describe('onlyMainContent on non-article pages', () => {
     assert.match(md, /renders its own text/);
     assert.doesNotMatch(md, /fallback copy/);
   });
+  test('a cookie notice left in the HTML is not main content; an article about cookies is', async (t) => {
+    const paragraphs = Array.from(
+      { length: 5 },
+      (_, i) => `<p>Step ${i}: ${'Cream the butter with the sugar before the flour goes in. '.repeat(5)}</p>`,
+    ).join('');
+    const notice = `<div class="notice"><p>We use cookies to measure how our site is used. Choose which
+      cookies we may store.</p><button>Accept all</button><a href="/privacy">Manage choices</a></div>`;
+    const page = `<html><head><title>Scones</title><meta property="og:type" content="article"></head><body>
+      <article><h1>Scones</h1>${notice}${paragraphs}</article></body></html>`;
+    const svc = await startService(t);
+    const url = await servePage(t, page);
+    const main = docOf((await svc.post('/api/v1/scrape', { url, onlyMainContent: true })).json).markdown!;
+    assert.match(main, /Step 4: Cream the butter/);
+    assert.doesNotMatch(main, /We use cookies|Accept all/);
+    const whole = docOf((await svc.post('/api/v1/scrape', { url, onlyMainContent: false })).json).markdown!;
+    assert.match(whole, /We use cookies/);
+    // Cookies as the article's subject, with an agreeing link in it, stay.
+    const baking = `<html><head><title>Cookies</title><meta property="og:type" content="article"></head><body>
+      <article><h1>Cookies</h1><p>${'Cookies spread less when the dough rests overnight. '.repeat(8)}</p>
+      <p><a href="/poll">I agree</a></p></article></body></html>`;
+    const md = docOf(
+      (await svc.post('/api/v1/scrape', { url: await servePage(t, baking), onlyMainContent: true })).json,
+    ).markdown!;
+    assert.match(md, /Cookies spread less/);
+  });
 });

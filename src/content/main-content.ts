@@ -8,6 +8,7 @@ import type { BlockRows, Blocks, RuleChoice } from './block-features.js';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
 import { checkModel, predict } from './block-model.js';
 import { isConcealed } from './visibility.js';
+import { consentNotices } from './consent-notice.js';
 import type { KeepRule, MainContentModel } from './block-model.js';
 import { MAIN_CONTENT_MODEL } from './block-model-weights.js';
 import { ruleMainContent } from './main-content-rules.js';
@@ -167,6 +168,20 @@ export function pickMainContent(
   doc: Document,
   kind: PageKind = 'other',
   model: MainContentModel | null = shippedModel(),
+): MainContent | null {
+  const main = chooseMainContent(doc, kind, model);
+  if (!main) return null;
+  // Whatever was chosen, a cookie or consent notice inside it is not content.
+  const notices = consentNotices(bodyOf(doc));
+  if (notices.size === 0) return main;
+  const { skip } = main;
+  return { ...main, skip: (el) => notices.has(el) || skip(el) };
+}
+
+function chooseMainContent(
+  doc: Document,
+  kind: PageKind,
+  model: MainContentModel | null,
 ): MainContent | null {
   const keep = model?.keep[kind];
   const page = analysePage(doc, kind, { concealed: keep?.mode === 'model' && keep.reveal !== undefined });

@@ -1,5 +1,6 @@
 import type { Page } from 'playwright-core';
 import { inPage } from './browser-capture.js';
+import { ACCEPT_LABEL } from '../lib/consent-words.js';
 
 /**
  * Consent walls (a cookie or privacy notice laid over the page, with a button to accept) are not the page's
@@ -8,9 +9,8 @@ import { inPage } from './browser-capture.js';
  * speaks about cookies, consent or privacy, holds a button that accepts or agrees, and has little text and no
  * main, article or h1 (the page's own content, even when it sits in a fixed layer, has those).
  */
-function removeConsentWallsInPage(args: { maxText: number }): number {
-  const accept =
-    /\b(accept|agree|allow|consent|got it|okay|ok|i understand|akzeptieren|zustimmen|einverstanden|accepter|j'accepte|aceptar|acepto|accetta|accetto|aceitar|aceito|akkoord|accepteren|godkänn|acceptera|hyväksy|zgadzam|akceptuj)\b|同意|接受|承認|동의/i;
+function removeConsentWallsInPage(args: { maxText: number; accept: string }): number {
+  const accept = new RegExp(args.accept, 'i');
   const topic =
     /cookie|consent|privacy|gdpr|tracking|personal data|datenschutz|dsgvo|confidentialité|vie privée|privacidad|rgpd|riservatezza|privacidade|partners|vendors/i;
   const width = window.innerWidth;
@@ -54,5 +54,7 @@ function removeConsentWallsInPage(args: { maxText: number }): number {
 
 /** Removes consent walls from the page; answers how many were removed. */
 export async function removeConsentWalls(page: Page): Promise<number> {
-  return (await page.evaluate(inPage(removeConsentWallsInPage, { maxText: 3000 })).catch(() => 0)) as number;
+  return (await page
+    .evaluate(inPage(removeConsentWallsInPage, { maxText: 3000, accept: ACCEPT_LABEL.source }))
+    .catch(() => 0)) as number;
 }
