@@ -6,6 +6,7 @@ import { collectImages } from './images.js';
 import { collectLinks } from './links.js';
 import { pickMainContent } from './main-content.js';
 import { detectPageKind } from './page-kind.js';
+import { withoutRepeatedParagraphs } from './repeated-paragraphs.js';
 import type { PageKind } from './page-kind.js';
 import { toMarkdown } from './markdown.js';
 import { readMetadata } from './metadata.js';
@@ -78,7 +79,10 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
   const skip = (el: Element): boolean => excluded.has(el) || (mainSkip?.(el) ?? false);
   const render = { base: head.base, removeBase64Images: options.removeBase64Images, skip, reveal };
   let markdown = toMarkdown(roots, render);
-  if (mainSkip && !blockByBlock) markdown = withoutClosingHeadings(markdown);
+  if (mainSkip) {
+    if (!blockByBlock) markdown = withoutClosingHeadings(markdown);
+    markdown = withoutRepeatedParagraphs(markdown, pageKind.kind);
+  }
   // Full plain text is only needed for language detection, which reads the first 2000 characters.
   const plainText = markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));
