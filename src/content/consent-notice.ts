@@ -36,7 +36,8 @@ export function consentNotices(body: AnyNode): Set<Element> {
         out.topic ||= c.topic;
         out.landmark ||= c.landmark;
       }
-    if (isTag(node)) info.set(node, out);
+    // Only elements whose text names the topic can be a notice: the others are not kept.
+    if (out.topic && isTag(node)) info.set(node, out);
     return out;
   };
   const page = walk(body, false);
@@ -49,7 +50,7 @@ export function consentNotices(body: AnyNode): Set<Element> {
     for (let p = control.parent; p && isTag(p) && !seen.has(p); p = p.parent) {
       seen.add(p);
       const at = info.get(p);
-      if (!at?.topic) continue;
+      if (!at) continue;
       if (at.text <= MAX_NOTICE_TEXT && !at.landmark) notices.add(p);
       break;
     }
