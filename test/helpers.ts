@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.js';
+import { buildContent } from '../src/content/build.js';
 import type { Resolver } from '../src/lib/ssrf-guard.js';
 import { buildApp } from '../src/server.js';
 import { startSite } from './fixtures/site.js';
@@ -93,3 +94,13 @@ export interface Doc {
 }
 
 export const docOf = (json: Record<string, unknown>): Doc => json.data as Doc;
+
+/** A page's Markdown from the content pipeline in-process (no fetch, no worker), whole or main content only. */
+export const markdownOf = (html: string, onlyMainContent = false): string =>
+  buildContent(html, new URL('https://example.test/'), {
+    onlyMainContent,
+    removeBase64Images: true,
+    html: false,
+    links: false,
+    images: false,
+  }).markdown;

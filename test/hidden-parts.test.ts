@@ -1,15 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildContent } from '../src/content/build.js';
-
-const markdownOf = (html: string, onlyMainContent = false): string =>
-  buildContent(html, new URL('https://example.test/'), {
-    onlyMainContent,
-    removeBase64Images: true,
-    html: false,
-    links: false,
-    images: false,
-  }).markdown;
+import { markdownOf } from './helpers.js';
 
 const prose = (topic: string): string =>
   `<p>${`The ${topic} is described here in full sentences, with enough words to read as prose. `.repeat(6)}</p>`;

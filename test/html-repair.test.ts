@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildContent } from '../src/content/build.js';
+import { markdownOf } from './helpers.js';
 import { repairForParser } from '../src/content/html-repair.js';
 import { findFirst, parseHtml } from '../src/content/parse.js';
-
-const markdownOf = (html: string): string =>
-  buildContent(html, new URL('https://example.test/'), {
-    onlyMainContent: false,
-    removeBase64Images: true,
-    html: false,
-    links: false,
-    images: false,
-  }).markdown;
 
 describe('<![CDATA[ in HTML content (WHATWG: a bogus comment up to the next ">")', () => {
   test('a stray marker hides only itself, not the rest of the page', () => {

@@ -1,16 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { buildContent } from '../src/content/build.js';
+import { markdownOf } from './helpers.js';
 import { withoutRepeatedParagraphs } from '../src/content/repeated-paragraphs.js';
-
-const mainOf = (html: string): string =>
-  buildContent(html, new URL('https://example.test/'), {
-    onlyMainContent: true,
-    removeBase64Images: true,
-    html: false,
-    links: false,
-    images: false,
-  }).markdown;
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
 
@@ -37,7 +28,7 @@ function thread(): string {
 
 describe('repeated paragraphs in main content', () => {
   test("a thread's quote of an earlier post is left out; the reply and every post stay", () => {
-    const md = mainOf(thread());
+    const md = markdownOf(thread(), true);
     assert.equal(count(md, QUOTED), 1);
     assert.match(md, /Clearing the cache worked here too/);
     for (const line of ['Same problem on our cluster', 'Which version were you', 'From the previous minor'])
@@ -62,8 +53,11 @@ describe('repeated paragraphs in main content', () => {
     const day = (n: number): string =>
       `<h2>Day ${n}</h2><p>Breakfast: two eggs, a slice of whole-grain toast and one cup of berries.</p>`;
     const prose = `<p>${'A week of simple meals that keep well and cost little to make. '.repeat(6)}</p>`;
-    const md = mainOf(`<html><head><title>Meal plan</title><meta property="og:type" content="article"></head>
-      <body><article><h1>Meal plan</h1>${prose}${day(1)}${day(2)}</article></body></html>`);
+    const md = markdownOf(
+      `<html><head><title>Meal plan</title><meta property="og:type" content="article"></head>
+      <body><article><h1>Meal plan</h1>${prose}${day(1)}${day(2)}</article></body></html>`,
+      true,
+    );
     assert.equal(count(md, 'Breakfast: two eggs'), 2);
   });
 });
