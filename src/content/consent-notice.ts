@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from './parse.js';
 import { isTag } from './parse.js';
-import { isConcealed, isInvisible } from './visibility.js';
+import { NEVER_CONTENT, isConcealed, isInvisible } from './visibility.js';
 import { ACCEPT_LABEL } from '../lib/consent-words.js';
 
 /**
@@ -12,27 +12,31 @@ import { ACCEPT_LABEL } from '../lib/consent-words.js';
  * topic is narrower: privacy alone is a newsletter form's word as much as a notice's.
  */
 export function consentNotices(body: AnyNode): Set<Element> {
-  const info = new Map<Element, { text: number; topic: boolean; landmark: boolean }>();
+  const info = new Map<Element, Measured>();
   const controls: Element[] = [];
-  // One walk: each element's visible text length, whether its text outside controls names the topic, and
-  // whether it holds a landmark. Linear in the page.
-  const walk = (node: AnyNode, inControl: boolean): { text: number; topic: boolean; landmark: boolean } => {
+  // One walk: each element's text length (all of it, and what is shown), whether its text outside controls
+  // names the topic, and whether it holds a landmark. Concealed notices are walked too: main content may
+  // reveal collapsed blocks, and a notice waiting for its script to show it is still a notice. Linear.
+  const walk = (node: AnyNode, inControl: boolean, concealed: boolean): Measured => {
     if (node.type === 'text') {
       const text = node.data.trim().length;
-      return { text, topic: text > 0 && !inControl && NOTICE_TOPIC.test(node.data), landmark: false };
+      const topic = text > 0 && !inControl && NOTICE_TOPIC.test(node.data);
+      return { text, shown: concealed ? 0 : text, topic, landmark: false };
     }
-    const out = { text: 0, topic: false, landmark: false };
+    const out = { text: 0, shown: 0, topic: false, landmark: false };
     if (isTag(node)) {
+      if (NEVER_CONTENT.has(node.name)) return out;
       const control = isControl(node);
-      if (control && !inControl && !isConcealed(node)) controls.push(node);
-      if (isInvisible(node)) return out;
+      if (control && !inControl) controls.push(node);
       inControl ||= control;
+      concealed ||= isConcealed(node);
       out.landmark = LANDMARKS.has(node.name);
     }
     if ('children' in node)
       for (const child of node.children) {
-        const c = walk(child, inControl);
+        const c = walk(child, inControl, concealed);
         out.text += c.text;
+        out.shown += c.shown;
         out.topic ||= c.topic;
         out.landmark ||= c.landmark;
       }
@@ -40,7 +44,7 @@ export function consentNotices(body: AnyNode): Set<Element> {
     if (out.topic && isTag(node)) info.set(node, out);
     return out;
   };
-  const page = walk(body, false);
+  const page = walk(body, false, false);
   const notices = new Set<Element>();
   const seen = new Set<Element>();
   for (const control of controls) {
@@ -55,11 +59,19 @@ export function consentNotices(body: AnyNode): Set<Element> {
       break;
     }
   }
-  // A page that is mostly its notice (the rest is drawn by scripts) keeps it: main content is never empty
+  // A page that shows mostly its notice (the rest is drawn by scripts) keeps it: main content is never empty
   // while the page has text.
   let noticeText = 0;
-  for (const notice of notices) noticeText += info.get(notice)!.text;
-  return noticeText * 2 < page.text ? notices : new Set();
+  for (const notice of notices) noticeText += info.get(notice)!.shown;
+  return noticeText * 2 < page.shown ? notices : new Set();
+}
+
+/** What the walk learns of an element: its text (all, and shown), and whether it names the topic or holds a landmark. */
+interface Measured {
+  text: number;
+  shown: number;
+  topic: boolean;
+  landmark: boolean;
 }
 
 const NOTICE_TOPIC = /cookie|consent|gdpr|dsgvo|rgpd|datenschutz/i;
