@@ -1,11 +1,15 @@
 import type { Document, Element } from './parse.js';
 import { allElements, rawTextOf, textOf } from './parse.js';
+import { largestPricedItemRun } from './priced-items.js';
 
 /** What kind of page this is: it decides what "main content" means (see main-content.ts). */
 export const PAGE_KINDS = ['article', 'product', 'forum', 'listing', 'documentation', 'other'] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
 
-/** schema.org types, by the kind of page they declare. */
+/**
+ * schema.org types, by the kind of page they declare, in the order they decide: an article that also declares
+ * an ItemList (its table of contents, its ranked picks) is an article.
+ */
 const SCHEMA_KINDS: [RegExp, PageKind][] = [
   [
     /^(product|productgroup|offer|aggregateoffer|individualproduct|vehicle|car|book|softwareapplication)$/i,
@@ -13,12 +17,18 @@ const SCHEMA_KINDS: [RegExp, PageKind][] = [
   ],
   [/^(discussionforumposting|qapage|question|answer)$/i, 'forum'],
   [/^(techarticle|apireference)$/i, 'documentation'],
-  [/^(itemlist|searchresultspage|collectionpage|offercatalog|productcollection)$/i, 'listing'],
   [
     /^(newsarticle|blogposting|article|reportagenewsarticle|analysisnewsarticle|opinionnewsarticle|scholarlyarticle|posting|socialmediaposting|recipe|review|howto|liveblogposting)$/i,
     'article',
   ],
+  [/^(itemlist|searchresultspage|collectionpage|offercatalog|productcollection)$/i, 'listing'],
 ];
+
+/** A page declaring this many products is a list of them (a shop's category), not one product's page. */
+const MANY_PRODUCTS = 5;
+
+/** Repeated items with a link and a price each (priced-items.ts): a grid this large makes a listing. */
+const PRICED_GRID = 6;
 
 /** Every @type declared in the page's JSON-LD (nested objects and @graph included), lowercased. */
 function schemaTypes(scripts: Element[]): string[] {
@@ -46,8 +56,8 @@ function schemaTypes(scripts: Element[]): string[] {
 
 /**
  * The page's kind from what it declares and what it is made of: schema.org types in JSON-LD or microdata,
- * then Open Graph's type, then structure (price and cart markup, comment or post threads, code blocks,
- * many repeated items). Pure and linear in the page. Answers the kind and the signal that decided it.
+ * then Open Graph's type, then structure (a grid of priced items, price and cart markup, comment or post
+ * threads, code blocks). Pure and linear in the page. Answers the kind and the signal that decided it.
  */
 export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signal: string } {
   const elements = allElements(doc);
@@ -62,12 +72,18 @@ export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signa
   // a thread: a question or an answer is a forum's only outside an FAQPage.
   const faq = declared.includes('faqpage');
   const signals = faq ? declared.filter((t) => t !== 'question' && t !== 'answer') : declared;
+  const productType = SCHEMA_KINDS[0]![0];
+  const products = signals.filter((t) => productType.test(t)).length;
   for (const [pattern, kind] of SCHEMA_KINDS) {
+    if (kind === 'product' && products >= MANY_PRODUCTS) continue;
     const type = signals.find((t) => pattern.test(t));
     if (type) return { kind, signal: `schema.org ${type}` };
   }
+  if (products >= MANY_PRODUCTS)
+    return { kind: 'listing', signal: `schema.org product, ${products} of them` };
   const ogType = elements.find((el) => el.name === 'meta' && el.attribs.property === 'og:type')?.attribs
     .content;
+  if (ogType && /^product[.:]group$/i.test(ogType)) return { kind: 'listing', signal: `og:type ${ogType}` };
   if (ogType && /^(product|og:product)/i.test(ogType))
     return { kind: 'product', signal: `og:type ${ogType}` };
   if (ogType && /^article/i.test(ogType)) return { kind: 'article', signal: `og:type ${ogType}` };
@@ -76,6 +92,8 @@ export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signa
     for (const el of elements) if (test(el) && ++n >= at) return true;
     return false;
   };
+  const pricedItems = largestPricedItemRun(doc);
+  if (pricedItems >= PRICED_GRID) return { kind: 'listing', signal: `${pricedItems} priced items` };
   const names = (el: Element): string => `${el.attribs.class ?? ''} ${el.attribs.id ?? ''}`;
   if (
     has((el) => 'itemprop' in el.attribs && /^(price|offers)$/i.test(el.attribs.itemprop ?? '')) ||
