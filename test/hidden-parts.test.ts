@@ -19,6 +19,21 @@ describe('parts of a page hidden until its scripts run', () => {
     assert.doesNotMatch(md, /Category number/);
   });
 
+  test('a main landmark hiding all of its content is shown, however long the menus around it', () => {
+    const links = Array.from({ length: 80 }, (_, i) => `<li><a href="/c/${i}">Category number ${i}</a></li>`);
+    const menus = `<header><nav><ul>${links.join('')}</ul></nav><p>${'Free shipping on every order over fifty. '.repeat(12)}</p></header>`;
+    const page = (main: string): string =>
+      `<html><body>${menus}<main>${main}</main><footer>Footer</footer></body></html>`;
+    const locked = page(
+      `<div class="lockdown" style="display:none"><h1>Dark roast</h1>${prose('dark roast')}</div>`,
+    );
+    for (const only of [false, true]) assert.match(markdownOf(locked, only), /dark roast is described/);
+    // A main that shows its own content keeps its hidden parts hidden.
+    const shown = page(`<h1>Dark roast</h1><p>${'A bold coffee for the morning. '.repeat(4)}</p>
+      <div style="display:none">${prose('hidden extra')}</div>`);
+    assert.doesNotMatch(markdownOf(shown), /hidden extra is described/);
+  });
+
   test('React streaming: $RC and $RS move each finished part into place, replacing its fallback', () => {
     const page = `<html><body><header><h1>Journal</h1></header>
       <main><!--$?--><template id="B:0"></template><p>Loading the article…</p><!--/$-->
