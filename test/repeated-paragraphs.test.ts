@@ -35,11 +35,20 @@ describe('repeated paragraphs in main content', () => {
       assert.match(md, new RegExp(line));
   });
 
-  test('code, list items, headings and a sentence every item repeats stay', () => {
+  test('code, list items, headings and a sentence every item repeats stay when apart', () => {
     const line = 'Clear the cache on every node of the cluster first, then restart.';
     const field = 'Ships within two working days from our warehouse in Leeds.';
     const code = '```\ncache clear --all --nodes everywhere\n\ncache clear --all --nodes everywhere\n```';
-    const md = [`## ${line}`, `## ${line}`, code, `- ${line}`, `- ${line}`, field, field, field].join('\n\n');
+    const md = [
+      `## ${line}`,
+      'First',
+      code,
+      `- ${line}`,
+      ...['Item A', 'Item B', 'Item C'].flatMap((item) => [item, field]),
+      `## ${line}`,
+      'Last',
+      `- ${line}`,
+    ].join('\n\n');
     assert.equal(withoutRepeatedParagraphs(md, 'forum'), md);
     // Its copy found twice, a paragraph is left out once, with its blank line.
     assert.equal(
@@ -47,6 +56,32 @@ describe('repeated paragraphs in main content', () => {
       `${line}\n\n${code}`,
     );
     assert.equal(withoutRepeatedParagraphs(`${line}\n\n${line}`, 'documentation'), `${line}\n\n${line}`);
+  });
+
+  test("a run of blocks repeated right after itself (a carousel's cloned slides) is kept once", () => {
+    const slide =
+      '## Colours that let you shine\n\nFour finishes to match the way you work and play every day.';
+    const md = ['# Tablet', slide, slide, slide, '## Specifications', 'Weight: 523 g'].join('\n\n');
+    const once = ['# Tablet', slide, '## Specifications', 'Weight: 523 g'].join('\n\n');
+    for (const kind of ['product', 'listing', 'other'] as const)
+      assert.equal(withoutRepeatedParagraphs(md, kind), once);
+    // Articles and docs keep theirs (a sentence under each language's tab); short labels always stay.
+    for (const kind of ['article', 'documentation'] as const)
+      assert.equal(withoutRepeatedParagraphs(md, kind), md);
+    const labels = ['Trail shoe', 'Trail shoe', 'Road shoe', 'Road shoe'].join('\n\n');
+    assert.equal(withoutRepeatedParagraphs(labels, 'listing'), labels);
+
+    const slides = Array.from(
+      { length: 3 },
+      () =>
+        `<div class="slide"><h2>Colours that let you shine</h2><p>Four finishes to match the way you work and play every day.</p></div>`,
+    ).join('');
+    const page = `<html><head><title>Tablet</title><meta property="og:type" content="product"></head><body><main>
+      <h1>Tablet</h1><p>${'A light tablet with a bright screen and a long battery life. '.repeat(5)}</p>
+      <div class="carousel">${slides}</div><h2>Specifications</h2><p>Weight: 523 grams, with the cover on.</p></main></body></html>`;
+    const main = markdownOf(page, true);
+    assert.equal(count(main, 'Four finishes to match'), 1, main);
+    assert.equal(count(markdownOf(page, false), 'Four finishes to match'), 3);
   });
 
   test('an article keeps a paragraph it repeats', () => {

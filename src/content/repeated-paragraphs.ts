@@ -1,19 +1,25 @@
 import type { PageKind } from './page-kind.js';
 
 /**
- * Main content of a forum thread, a product or a service page says a sentence once: a paragraph found twice
- * word for word is a copy (a reply quoting an earlier post, the mobile and desktop copies of a product
- * description), and the second is left out. A paragraph found three times or more is a field every item of
- * the page repeats (each variant's one description) and stays. Articles, docs and listings keep every repeat:
- * a meal plan's repeated servings, a procedure's repeated step, two items with one summary.
- * Only plain paragraphs and quotes of a sentence's length are compared; headings, list items, tables, code and
- * indented continuations are structure and always stay. Linear in the Markdown.
+ * Main content of a forum thread, a product, a listing or a service page says a thing once; two kinds of copy
+ * are left out, both found word for word:
+ * - a run of blocks (a heading and its paragraph, up to four blocks) repeated right after itself: a carousel's
+ *   cloned slides, a section printed once per screen size;
+ * - a paragraph found exactly twice anywhere (forums, products and `other` pages): a reply quoting an earlier
+ *   post, the mobile and desktop copies of a product description. A paragraph found three times or more
+ *   apart is a field every item of the page repeats (each variant's one description) and stays.
+ * Articles and docs keep every repeat: a meal plan's repeated servings, the same sentence under each
+ * language's tab. Only text of a sentence's length is compared; code always stays, and only plain paragraphs
+ * and quotes count as paragraphs (headings, list items, tables and indented continuations are structure).
+ * Linear in the Markdown.
  */
 export function withoutRepeatedParagraphs(markdown: string, kind: PageKind): string {
   if (!COPIES_REPEAT.has(kind)) return markdown;
-  const blocks = blocksOf(markdown);
+  const all = blocksOf(markdown);
+  const blocks = withoutRepeatedRuns(all);
   const count = new Map<string, number>();
-  for (const { key } of blocks) if (key !== null) count.set(key, (count.get(key) ?? 0) + 1);
+  if (PARAGRAPHS_ONCE.has(kind))
+    for (const { key } of blocks) if (key !== null) count.set(key, (count.get(key) ?? 0) + 1);
   const seen = new Set<string>();
   const kept = blocks.filter(({ key }) => {
     if (key === null || count.get(key) !== 2) return true;
@@ -21,21 +27,60 @@ export function withoutRepeatedParagraphs(markdown: string, kind: PageKind): str
     seen.add(key);
     return true;
   });
-  return kept.length === blocks.length ? markdown : kept.map((b) => b.text).join('\n\n');
+  return kept.length === all.length ? markdown : kept.map((b) => b.text).join('\n\n');
 }
 
-const COPIES_REPEAT = new Set<PageKind>(['forum', 'product', 'other']);
+interface Block {
+  text: string;
+  /** Its text as a paragraph, or null when it is structure or code. */
+  key: string | null;
+  /** Its text whatever it is (heading and list marks left out), or null for code. */
+  run: string | null;
+}
+
+/** The longest run of blocks compared with the run right before it. */
+const MAX_RUN = 4;
+
+/** Each run of blocks that repeats the run right before it, left out (so only the first copy stays). */
+function withoutRepeatedRuns(blocks: Block[]): Block[] {
+  const kept: Block[] = [];
+  for (const block of blocks) {
+    kept.push(block);
+    for (let size = 1; size <= MAX_RUN && 2 * size <= kept.length; size++) {
+      let length = 0;
+      let same = true;
+      for (let i = kept.length - size; i < kept.length && same; i++) {
+        const run = kept[i]!.run;
+        same = run !== null && run === kept[i - size]!.run;
+        length += run?.length ?? 0;
+      }
+      if (same && length >= MIN_SENTENCE) {
+        kept.length -= size;
+        break;
+      }
+    }
+  }
+  return kept;
+}
+
+const COPIES_REPEAT = new Set<PageKind>(['forum', 'product', 'listing', 'other']);
+const PARAGRAPHS_ONCE = new Set<PageKind>(['forum', 'product', 'other']);
 /** Shorter than a sentence ("Join date: Aug 2008", "Add to cart") is a label, which rightly repeats. */
 const MIN_SENTENCE = 40;
 
 /** The Markdown's blocks (split at blank lines outside code fences), each with its comparable text. */
-function blocksOf(markdown: string): { text: string; key: string | null }[] {
-  const blocks: { text: string; key: string | null }[] = [];
+function blocksOf(markdown: string): Block[] {
+  const blocks: Block[] = [];
   let lines: string[] = [];
   let fence: string | null = null;
   let holdsCode = false;
   const flush = (): void => {
-    if (lines.length > 0) blocks.push({ text: lines.join('\n'), key: holdsCode ? null : comparable(lines) });
+    if (lines.length > 0)
+      blocks.push({
+        text: lines.join('\n'),
+        key: holdsCode ? null : comparable(lines),
+        run: holdsCode ? null : words(lines.map((line) => line.replace(MARKS, '')).join(' ')),
+      });
     lines = [];
     holdsCode = false;
   };
@@ -60,14 +105,19 @@ function blocksOf(markdown: string): { text: string; key: string | null }[] {
 /** The block's words without quote marks and link targets, or null when it is structure, not a paragraph. */
 function comparable(lines: string[]): string | null {
   if (STRUCTURE.test(lines[0]!)) return null;
-  const text = lines
-    .join(' ')
+  const text = words(lines.join(' '));
+  return text.length >= MIN_SENTENCE ? text : null;
+}
+
+/** Text without quote marks, link targets and runs of whitespace. */
+const words = (text: string): string =>
+  text
     .replace(/(^|\s)>(?=\s|$)/g, ' ')
     .replace(/\]\([^)]*\)/g, ']')
     .replace(/\s+/g, ' ')
     .trim();
-  return text.length >= MIN_SENTENCE ? text : null;
-}
 
 /** Headings, list items, tables and indented lines (a list item's continuation, indented code). */
 const STRUCTURE = /^(\s|#|[-*+] |\d+[.)] |\|)/;
+/** Heading and list marks at a line's start, so a slide's copy compares equal whatever its markup. */
+const MARKS = /^\s*(#{1,6}|[-*+]|\d+[.)])\s/;
