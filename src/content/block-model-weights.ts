@@ -5,7 +5,7 @@ import { FEATURE_NAMES } from './block-features.js';
 import { CONTEXT_FEATURES } from './block-context.js';
 
 export const MAIN_CONTENT_MODEL: MainContentModel = {
-  keep: {"article":{"mode":"within-rules","at":0.3},"product":{"mode":"model","at":0.6,"reveal":0.6},"forum":{"mode":"model","at":0.35},"listing":{"mode":"model","at":0.45,"reveal":0.5},"documentation":{"mode":"model","at":0.25,"reveal":0.3},"other":{"mode":"model","at":0.45,"reveal":0.3}},
+  keep: {"article":{"mode":"within-rules","at":0.3},"product":{"mode":"model","at":0.6,"reveal":0.6},"forum":{"mode":"model","at":0.6},"listing":{"mode":"model","at":0.45,"reveal":0.5},"documentation":{"mode":"model","at":0.25,"reveal":0.3},"other":{"mode":"model","at":0.45,"reveal":0.3}},
   blocks: {
     features: FEATURE_NAMES,
     depth: 4,
