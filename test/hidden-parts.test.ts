@@ -28,6 +28,9 @@ describe('parts of a page hidden until its scripts run', () => {
       `<div class="lockdown" style="display:none"><h1>Dark roast</h1>${prose('dark roast')}</div>`,
     );
     for (const only of [false, true]) assert.match(markdownOf(locked, only), /dark roast is described/);
+    // So is a hidden main itself.
+    const hiddenMain = `<html><body>${menus}<main style="display:none"><h1>Dark roast</h1>${prose('dark roast')}</main></body></html>`;
+    assert.match(markdownOf(hiddenMain), /dark roast is described/);
     // A main that shows its own content keeps its hidden parts hidden.
     const shown = page(`<h1>Dark roast</h1><p>${'A bold coffee for the morning. '.repeat(4)}</p>
       <div style="display:none">${prose('hidden extra')}</div>`);

@@ -48,20 +48,22 @@ export function revealHiddenPage(root: AnyNode, candidates: Element[]): void {
         if (inMain) mainOutside += n;
         return;
       }
-      const counts = inside.get(within) ?? { text: 0, links: 0, inMain };
+      const counts = inside.get(within)!;
       counts.text += n;
       if (inLink) counts.links += n;
-      inside.set(within, counts);
       return;
     }
     if (!('children' in node)) return;
+    const main = inMain || (isTag(node) && isMainLandmark(node));
     let next = within;
     if (isTag(node)) {
-      if (!within && isCandidate.has(node)) next = node;
-      else if (isInvisible(node)) return;
+      if (!within && isCandidate.has(node)) {
+        next = node;
+        // A candidate is in the main landmark when it is the main or inside it.
+        inside.set(node, { text: 0, links: 0, inMain: main });
+      } else if (isInvisible(node)) return;
     }
     const link = inLink || (isTag(node) && node.name === 'a');
-    const main = inMain || (isTag(node) && isMainLandmark(node));
     for (const child of node.children) walk(child, next, link, main);
   };
   walk(root, null, false, false);

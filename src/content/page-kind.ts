@@ -6,15 +6,15 @@ import { largestPricedItemRun } from './priced-items.js';
 export const PAGE_KINDS = ['article', 'product', 'forum', 'listing', 'documentation', 'other'] as const;
 export type PageKind = (typeof PAGE_KINDS)[number];
 
+const PRODUCT_TYPES =
+  /^(product|productgroup|offer|aggregateoffer|individualproduct|vehicle|car|book|softwareapplication)$/i;
+
 /**
  * schema.org types, by the kind of page they declare, in the order they decide: an article that also declares
  * an ItemList (its table of contents, its ranked picks) is an article.
  */
 const SCHEMA_KINDS: [RegExp, PageKind][] = [
-  [
-    /^(product|productgroup|offer|aggregateoffer|individualproduct|vehicle|car|book|softwareapplication)$/i,
-    'product',
-  ],
+  [PRODUCT_TYPES, 'product'],
   [/^(discussionforumposting|qapage|question|answer)$/i, 'forum'],
   [/^(techarticle|apireference)$/i, 'documentation'],
   [
@@ -72,8 +72,7 @@ export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signa
   // a thread: a question or an answer is a forum's only outside an FAQPage.
   const faq = declared.includes('faqpage');
   const signals = faq ? declared.filter((t) => t !== 'question' && t !== 'answer') : declared;
-  const productType = SCHEMA_KINDS[0]![0];
-  const products = signals.filter((t) => productType.test(t)).length;
+  const products = signals.filter((t) => PRODUCT_TYPES.test(t)).length;
   for (const [pattern, kind] of SCHEMA_KINDS) {
     if (kind === 'product' && products >= MANY_PRODUCTS) continue;
     const type = signals.find((t) => pattern.test(t));
