@@ -141,6 +141,11 @@ describe('PDF documents', { skip }, () => {
     const svc = await startService(t);
     const whole = docOf((await svc.post('/api/v1/scrape', { url: `${base}/two.pdf` })).json);
     assert.match(whole.markdown ?? '', /# Second page/);
+    // A document has no page chrome: main content is all of it.
+    const main = docOf(
+      (await svc.post('/api/v1/scrape', { url: `${base}/two.pdf`, onlyMainContent: true })).json,
+    );
+    assert.equal(main.markdown, whole.markdown);
     const first = docOf(
       (await svc.post('/api/v1/scrape', { url: `${base}/two.pdf`, maxDocumentPages: 1 })).json,
     );

@@ -56,7 +56,9 @@ async function renderDocument(
       headers: { ...page.headers, 'content-type': 'text/html; charset=utf-8' },
       body: Buffer.from(converted.html),
     },
-    options,
+    // A converted document has no page around it (no menus, no footer, no related links): all of it is
+    // its main content, so the model that picks a web page's main part out of its chrome is not asked.
+    { ...options, onlyMainContent: false },
   );
   const m = rendered.document.metadata;
   m.contentType = converted.mediaType;
