@@ -9,6 +9,8 @@ export interface FitOptions {
   learningRate: number;
   /** Share of rows each tree sees. */
   subsample: number;
+  /** Share of features each tree may split on. */
+  colsample: number;
   /** L2 regularisation of leaf values, in the units of the weights (mean weight 1). */
   lambda: number;
   /** Least total hessian on each side of a split. */
@@ -21,6 +23,7 @@ export const DEFAULT_FIT: FitOptions = {
   depth: 4,
   learningRate: 0.1,
   subsample: 0.6,
+  colsample: 1,
   lambda: 5,
   minChild: 20,
   bins: 64,
@@ -118,6 +121,7 @@ export function fit(
       node[i] = 0;
       if (next() < options.subsample) sampled.push(i);
     }
+    const usable = Array.from({ length: F }, () => options.colsample >= 1 || next() < options.colsample);
     const split = new Array<number>(inner).fill(0);
     const at = new Array<number>(inner).fill(NO_SPLIT);
     for (let level = 0; level < options.depth; level++) {
@@ -141,6 +145,7 @@ export function fit(
       for (let k = 0; k < width; k++) {
         let bestGain = 0;
         for (let f = 0; f < F; f++) {
+          if (!usable[f]) continue;
           const offset = (k * F + f) * nb;
           let gSum = 0;
           let hSum = 0;

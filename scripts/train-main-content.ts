@@ -4,11 +4,12 @@
 // from those held-out predictions, and writes src/content/block-model-weights.ts from a fit on every page.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FEATURE_COUNT, FEATURE_NAMES } from '../src/content/block-features.js';
+import { FEATURE_COUNT, FEATURE_NAMES, codeAfterProse } from '../src/content/block-features.js';
 import { CONTEXT_FEATURES, contextFeatures } from '../src/content/block-context.js';
 import { predict } from '../src/content/block-model.js';
 import { enoughKept, keepBlocks } from '../src/content/main-content.js';
 import type { KeepRule, TreeModel } from '../src/content/block-model.js';
+import type { KeepInputs } from '../src/content/main-content.js';
 import { PAGE_KINDS } from '../src/content/page-kind.js';
 import type { PageKind } from '../src/content/page-kind.js';
 import { DEFAULT_FIT, fit } from './gbdt.js';
@@ -25,6 +26,11 @@ const fitOptions = {
   ...DEFAULT_FIT,
   trees: option('trees', DEFAULT_FIT.trees),
   depth: option('depth', DEFAULT_FIT.depth),
+  learningRate: option('learning-rate', DEFAULT_FIT.learningRate),
+  subsample: option('subsample', DEFAULT_FIT.subsample),
+  colsample: option('colsample', DEFAULT_FIT.colsample),
+  lambda: option('lambda', DEFAULT_FIT.lambda),
+  minChild: option('min-child', DEFAULT_FIT.minChild),
 };
 const ROOT = join(import.meta.dirname, '..');
 const corpus = loadCorpus(join(ROOT, '..', 'shared', 'fidelity'), ['zyte', 'wcxb']);
@@ -175,14 +181,21 @@ if (dumpAt >= 0) {
   writeFileSync(args[dumpAt + 1]!, JSON.stringify(dump));
 }
 
-/** What keepBlocks reads of a page besides the probabilities: the rules' choice and each block's text length. */
-const keepInputs = new Map<Page, { byRules: Uint8Array; text: number[] }>();
-const pageRows = (page: Page): { byRules: Uint8Array; text: number[] } => {
+/** What keepBlocks reads of a page besides the probabilities: the rules' choice, text lengths, code. */
+const keepInputs = new Map<Page, KeepInputs>();
+const pageRows = (page: Page): KeepInputs => {
   let rows = keepInputs.get(page);
   if (!rows)
     keepInputs.set(
       page,
-      (rows = { byRules: Uint8Array.from(page.ruleKeeps, Number), text: page.texts.map((t) => t.length) }),
+      (rows = {
+        byRules: Uint8Array.from(page.ruleKeeps, Number),
+        text: page.texts.map((t) => t.length),
+        code: codeAfterProse(
+          page.kind,
+          corpus.features.subarray(page.start * FEATURE_COUNT, page.end * FEATURE_COUNT),
+        ),
+      }),
     );
   return rows;
 };

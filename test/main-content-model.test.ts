@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from '../src/content/block-context.js';
-import { FEATURE_COUNT, FEATURE_NAMES, ruleKept } from '../src/content/block-features.js';
+import { FEATURE_COUNT, FEATURE_NAMES, codeAfterProse, ruleKept } from '../src/content/block-features.js';
 import { checkModel, predict } from '../src/content/block-model.js';
 import type { KeepRule, MainContentModel, TreeModel } from '../src/content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
@@ -169,6 +169,26 @@ describe('main-content model', () => {
     // A block between two kept blocks follows its own probability: no neighbour rule keeps it (WCXB's
     // annotators leave out code that the model leaves out; a rule keeping it cost articles and docs).
     assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.5 }, text, sureOf(0), finalOf)], [1, 0, 1, 0]);
+  });
+
+  test("a forum post's code is kept with the block it follows; other kinds of page keep the model's choice", () => {
+    const paragraph =
+      '<p>Pass resourceLimits when you create the worker, and it is stopped when it goes over.</p>';
+    const html = `<html><body><div class="post">${paragraph}<pre><code>new Worker(file)</code></pre>
+      <pre><code>worker.on('error', log)</code></pre></div><div class="aside"><pre>menu</pre></div></body></html>`;
+    const blocks = analysePage(parseHtml(html), 'forum')!.blocks!;
+    // The first two pre follow a block of the post; the aside's follows nothing of its own parent.
+    assert.deepEqual([...codeAfterProse('forum', blocks.features)!], [0, 1, 1, 0]);
+    assert.equal(codeAfterProse('article', blocks.features), undefined);
+    assert.equal(codeAfterProse('documentation', blocks.features), undefined);
+
+    const byRules = Uint8Array.from([1, 1, 1, 0]);
+    const page = { byRules, text: [80, 20, 20, 4], code: Uint8Array.from([0, 1, 1, 0]) };
+    const p = Float32Array.from([0.9, 0.3, 0.2, 0.1]);
+    const forum = { mode: 'model', at: 0.5 } as const;
+    assert.deepEqual([...keepBlocks(forum, page, p, () => p)], [1, 1, 1, 0]);
+    // Without the code rows (every other kind of page), the model's own choice.
+    assert.deepEqual([...keepBlocks(forum, { byRules, text: page.text }, p, () => p)], [1, 0, 0, 0]);
   });
 
   test('an unsure model is widened step by step before the rules take over', () => {

@@ -78,7 +78,7 @@ describe('repeated paragraphs in main content', () => {
     ).join('');
     const page = `<html><head><title>Tablet</title><meta property="og:type" content="product"></head><body><main>
       <h1>Tablet</h1><p>${'A light tablet with a bright screen and a long battery life. '.repeat(5)}</p>
-      <div class="carousel">${slides}</div><h2>Specifications</h2><p>Weight: 523 grams, with the cover on.</p></main></body></html>`;
+      <div class="highlights">${slides}</div><h2>Specifications</h2><p>Weight: 523 grams, with the cover on.</p></main></body></html>`;
     const main = markdownOf(page, true);
     assert.equal(count(main, 'Four finishes to match'), 1, main);
     assert.equal(count(markdownOf(page, false), 'Four finishes to match'), 3);

@@ -412,6 +412,24 @@ export const ruleKept = (blocks: Pick<Blocks, 'features'>, row: number): boolean
   blocks.features[row * FEATURE_COUNT + INDEX.inRuleRoots!] === 1 &&
   blocks.features[row * FEATURE_COUNT + INDEX.ruleSkipped!] === 0;
 
+/**
+ * On forum pages, the blocks that are code (pre) right after another block of the same parent: a post's
+ * snippet, which keepBlocks keeps with the post. Elsewhere the truths disagree about code (WCXB keeps an
+ * article's listings on some blogs and drops them on others; docs repeat code under each language's tab).
+ */
+export function codeAfterProse(kind: PageKind, features: Float32Array): Uint8Array | undefined {
+  if (kind !== 'forum') return undefined;
+  const rows = features.length / FEATURE_COUNT;
+  return Uint8Array.from(
+    { length: rows },
+    (_, r) =>
+      +(
+        features[r * FEATURE_COUNT + INDEX.isPre!] === 1 &&
+        features[r * FEATURE_COUNT + INDEX.sameParentPrev!] === 1
+      ),
+  );
+}
+
 /** Copies each block's neighbours' features onto its row (the slots emit left at the end of the row). */
 function fillNeighbours(elements: Element[], features: Float32Array): void {
   const n = elements.length;
