@@ -166,6 +166,8 @@ describe('main-content model', () => {
     assert.deepEqual([...keepBlocks(within, text, sureOf(0.95), finalOf)], [1, 0, 1, 0]);
     // More text outside the rules that the first stage is sure of than kept inside: the model decides alone.
     assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.9), finalOf)], [1, 0, 1, 0]);
+    assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.75), finalOf)], [1, 0, 1, 0]);
+    assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.65), finalOf)], [1, 0, 0, 0]);
     // A block between two kept blocks follows its own probability: no neighbour rule keeps it (WCXB's
     // annotators leave out code that the model leaves out; a rule keeping it cost articles and docs).
     assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.5 }, text, sureOf(0), finalOf)], [1, 0, 1, 0]);
