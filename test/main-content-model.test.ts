@@ -164,6 +164,7 @@ describe('main-content model', () => {
     assert.deepEqual(scored, [byRules]);
     // A block outside the rules that the first stage is surest of joins them.
     assert.deepEqual([...keepBlocks(within, text, sureOf(0.95), finalOf)], [1, 0, 1, 0]);
+    assert.deepEqual([...keepBlocks(within, text, sureOf(0.87), finalOf)], [1, 0, 1, 0]);
     // More text outside the rules that the first stage is sure of than kept inside: the model decides alone.
     assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.9), finalOf)], [1, 0, 1, 0]);
     assert.deepEqual([...keepBlocks(within, page([40, 100, 50, 50]), sureOf(0.75), finalOf)], [1, 0, 1, 0]);
