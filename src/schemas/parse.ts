@@ -19,7 +19,13 @@ export const ParseBody = Type.Object(
       description: 'The file, base64.',
     }),
     formats: Type.Optional(Formats),
-    onlyMainContent: Type.Optional(Type.Boolean({ default: false })),
+    onlyMainContent: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          "An HTML file's main content only; a PDF or Office document has no page chrome and is kept whole.",
+      }),
+    ),
     includeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
     excludeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
     maxDocumentPages: ScrapeOptionFields.maxDocumentPages,

@@ -48,7 +48,11 @@ export const ScrapeOptionFields = {
   timeout: Type.Optional(TimeoutMs),
   headers: Type.Optional(RequestHeaders),
   onlyMainContent: Type.Optional(
-    Type.Boolean({ default: false, description: 'Keep only the main (article) content.' }),
+    Type.Boolean({
+      default: false,
+      description:
+        "Keep only the page's main content (no menus, footers, related links). A PDF or Office document has no such chrome and is kept whole.",
+    }),
   ),
   waitFor: Type.Optional(
     Type.Integer({
