@@ -271,6 +271,8 @@ const CANDIDATES: KeepRule[] = [
     mode: 'model' as const,
     at,
   })),
+  // A bar relative to how sure the model is of the page, capped at `at` (main-content.ts, barOfPage).
+  ...[0.4, 0.45, 0.5, 0.55, 0.6].map((at) => ({ mode: 'model' as const, at, relative: 0.5 })),
   ...[0.05, 0.1, 0.15, 0.2, 0.3, 0.4].map((at) => ({ mode: 'within-rules' as const, at })),
 ];
 // Per kind of page, the threshold (or the rules' choice, null) that scores best on held-out sites, one kind at

@@ -211,6 +211,28 @@ describe('main-content model', () => {
     assert.ok(!enoughKept(Uint8Array.from([1, 0, 0, 0]), { ...page, text: [30, 1000, 1000, 1000] }));
   });
 
+  test('a relative bar follows how sure the model is of the page: never above `at`, never below the floor', () => {
+    const byRules = Uint8Array.from([0, 0, 0, 0, 0]);
+    const page = { byRules, text: [100, 100, 100, 100, 100] };
+    const listing = { mode: 'model', at: 0.45, relative: 0.5 } as const;
+    const keep = (p: number[]): number[] => {
+      const q = Float32Array.from(p);
+      return [...keepBlocks(listing, page, q, () => q)];
+    };
+    // Sure of its surest tenth (0.9): the bar is `at` itself, as without `relative`.
+    assert.deepEqual(keep([0.9, 0.44, 0.3, 0.1, 0.05]), [1, 0, 0, 0, 0]);
+    // Unsure of the whole page (a site it never saw): half of 0.6 is the bar, and the 0.35 block is kept.
+    assert.deepEqual(keep([0.6, 0.35, 0.29, 0.1, 0.05]), [1, 1, 0, 0, 0]);
+    // Half of 0.3 would be 0.15: the floor (0.2) holds.
+    assert.deepEqual(keep([0.3, 0.21, 0.19, 0.1, 0.05]), [1, 1, 0, 0, 0]);
+    // The surest tenth is weighed by text: a short sure block does not set the page's bar.
+    const long = { byRules, text: [5, 400, 100, 100, 100] };
+    const p = Float32Array.from([0.95, 0.5, 0.3, 0.26, 0.1]);
+    assert.deepEqual([...keepBlocks(listing, long, p, () => p)], [1, 1, 1, 1, 0]);
+    // Without `relative`, the bar is `at` on every page.
+    const fixed = Float32Array.from([0.6, 0.35, 0.29, 0.1, 0.05]);
+    assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.45 }, page, fixed, () => fixed)], [1, 0, 0, 0, 0]);
+  });
   test('inline elements follow the block they are part of', () => {
     const doc = parseHtml(
       `<body><div><p>Kept <a href="/x">linked words</a> and <em>emphasis</em>.</p></div><p>Dropped <b>bold</b>.</p></body>`,

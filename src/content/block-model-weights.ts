@@ -5,7 +5,7 @@ import { FEATURE_NAMES } from './block-features.js';
 import { CONTEXT_FEATURES } from './block-context.js';
 
 export const MAIN_CONTENT_MODEL: MainContentModel = {
-  keep: {"article":{"mode":"within-rules","at":0.4},"product":{"mode":"model","at":0.55,"reveal":0.6},"forum":{"mode":"model","at":0.55},"listing":{"mode":"model","at":0.4,"reveal":0.4},"documentation":{"mode":"model","at":0.35,"reveal":0.3},"other":{"mode":"model","at":0.45,"reveal":0.3}},
+  keep: {"article":{"mode":"within-rules","at":0.4},"product":{"mode":"model","at":0.55,"reveal":0.6},"forum":{"mode":"model","at":0.55},"listing":{"mode":"model","at":0.45,"reveal":0.4,"relative":0.5},"documentation":{"mode":"model","at":0.35,"reveal":0.3},"other":{"mode":"model","at":0.45,"reveal":0.3}},
   blocks: {
     features: FEATURE_NAMES,
     depth: 4,

@@ -23,6 +23,11 @@ export interface KeepRule {
   at: number;
   /** In `model` mode, the probability at which a concealed block is revealed; absent: never. */
   reveal?: number;
+  /**
+   * In `model` mode, a bar relative to the page: a block this share as sure as the page's surest tenth of
+   * text is kept even below `at` (main-content.ts, barOfPage); absent: `at` alone.
+   */
+  relative?: number;
 }
 
 /**
