@@ -233,6 +233,7 @@ describe('main-content model', () => {
     const fixed = Float32Array.from([0.6, 0.35, 0.29, 0.1, 0.05]);
     assert.deepEqual([...keepBlocks({ mode: 'model', at: 0.45 }, page, fixed, () => fixed)], [1, 0, 0, 0, 0]);
   });
+
   test('inline elements follow the block they are part of', () => {
     const doc = parseHtml(
       `<body><div><p>Kept <a href="/x">linked words</a> and <em>emphasis</em>.</p></div><p>Dropped <b>bold</b>.</p></body>`,
