@@ -63,7 +63,7 @@ function cutPoints(x: Float32Array, rows: Uint32Array, featureCount: number, bin
 /** Fits trees on `rows` of `x` (row-major, `featureCount` wide) with labels `y` and weights `w`. */
 export function fit(
   x: Float32Array,
-  y: Uint8Array,
+  y: ArrayLike<number>,
   w: Float32Array,
   rows: Uint32Array,
   features: readonly string[],

@@ -36,6 +36,8 @@ export interface Corpus {
   pages: Page[];
   features: Float32Array;
   labels: Uint8Array;
+  /** Each block's share of shingles in the truth, the soft label. */
+  shares: Float32Array;
   /** Each page weighs the same in total, shared among its blocks by their words (the metric is per page). */
   weights: Float32Array;
 }
@@ -84,20 +86,21 @@ export function corpusScore(scores: { p: number | null; r: number | null }[]): {
   return { f1: p + r > 0 ? (2 * p * r) / (p + r) : 0, p, r };
 }
 
-/** Whether a block's text is part of the truth: most of its shingles are, or (short) its words appear in order. */
-function inTruth(text: string, truth: Map<string, number>, truthWords: string): boolean {
+/** The share of a block's 4-word shingles in the truth (a short block: 1 when its words appear in order). */
+function truthShare(text: string, truth: Map<string, number>, truthWords: string): number {
   const words = tokenize(text);
-  if (words.length === 0) return false;
-  if (words.length < 4) return truthWords.includes(` ${words.join(' ')} `);
+  if (words.length === 0) return 0;
+  if (words.length < 4) return truthWords.includes(` ${words.join(' ')} `) ? 1 : 0;
   let hits = 0;
   for (let i = 0; i + 4 <= words.length; i++) if (truth.has(words.slice(i, i + 4).join('\u0001'))) hits++;
-  return hits / (words.length - 3) >= 0.5;
+  return hits / (words.length - 3);
 }
 
 export function loadCorpus(root: string, sets: string[]): Corpus {
   const pages: Page[] = [];
   const features: Float32Array[] = [];
   const labels: number[] = [];
+  const shares: number[] = [];
   const weights: number[] = [];
   let rows = 0;
   for (const set of sets) {
@@ -124,7 +127,9 @@ export function loadCorpus(root: string, sets: string[]): Corpus {
       const total = words.reduce((a, b) => a + b, 0) + texts.length;
       const ruleKeeps = texts.map((_, i) => ruleKept(blocks, i));
       texts.forEach((text, i) => {
-        labels.push(inTruth(text, truthShingles, truthWords) ? 1 : 0);
+        const share = truthShare(text, truthShingles, truthWords);
+        labels.push(share >= 0.5 ? 1 : 0);
+        shares.push(share);
         weights.push((words[i]! + 1) / total);
       });
       features.push(blocks.features);
@@ -161,6 +166,7 @@ export function loadCorpus(root: string, sets: string[]): Corpus {
     pages,
     features: all,
     labels: Uint8Array.from(labels),
+    shares: Float32Array.from(shares),
     weights: Float32Array.from(weights, (w) => w * scale),
   };
 }
