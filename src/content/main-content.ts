@@ -48,7 +48,9 @@ export function keepBlocks(
     return p;
   };
   const bar =
-    rule.mode === 'model' && rule.relative !== undefined ? barOfPage(rule, page, cached()) : rule.at;
+    rule.mode === 'model' && rule.relative !== undefined
+      ? barOfPage(rule.at, rule.relative, page, cached())
+      : rule.at;
   let kept = keepAtRule({ ...rule, at: bar }, page, first, cached);
   for (let at = bar * WIDEN_BY; !enoughKept(kept, page) && at >= MIN_KEEP_AT; at *= WIDEN_BY)
     kept = keepAtRule({ ...rule, at }, page, first, cached);
@@ -65,7 +67,7 @@ export function keepBlocks(
  * WCXB 0.861 -> 0.863; in-sample collections 0.725 -> 0.733, every other type within 0.001. Products lose
  * in-sample (0.745 -> 0.736 at 0.55, relative 0.7): their truths leave out text the model is half sure of.
  */
-function barOfPage(rule: KeepRule, page: KeepInputs, p: Float32Array): number {
+function barOfPage(at: number, relative: number, page: KeepInputs, p: Float32Array): number {
   const order = Array.from(p.keys()).sort((a, b) => p[b]! - p[a]!);
   let total = 0;
   for (let i = 0; i < p.length; i++) total += page.text[i]!;
@@ -76,7 +78,7 @@ function barOfPage(rule: KeepRule, page: KeepInputs, p: Float32Array): number {
     surest = p[i]!;
     if (seen >= total * SUREST_SHARE) break;
   }
-  return Math.min(rule.at, Math.max(RELATIVE_FLOOR, rule.relative! * surest));
+  return Math.min(at, Math.max(RELATIVE_FLOOR, relative * surest));
 }
 
 /** The share of a page's text whose least probability is "how sure the model is of the page". */
