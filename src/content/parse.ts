@@ -7,6 +7,7 @@ import { mayHoldHiddenPage, revealHiddenPage } from './hidden-page.js';
 import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { repairForParser } from './html-repair.js';
 import { adoptStrayContent } from './stray-content.js';
+import { newComment, newElement, newText } from './dom-nodes.js';
 
 export type { AnyNode, Document, Element };
 export { isTag };
@@ -50,8 +51,10 @@ class BoundedDomHandler extends DomHandler {
         `The page nests elements deeper than ${this.limits.maxDepth} levels (MAX_HTML_DEPTH)`,
       );
     }
-    super.onopentag(name, attribs);
-    const element = this.tagStack[this.tagStack.length - 1] as Element;
+    // domhandler's own onopentag, with a node built by dom-nodes.ts (withStartIndices and xmlMode are off).
+    const element = newElement(name, attribs);
+    this.addNode(element);
+    this.tagStack.push(element);
     if (isShadowTemplate(name, attribs)) this.shadowRoots.push(element);
     else if (mayHoldHiddenPage(name, attribs)) this.hiddenPages.push(element);
     const id = attribs.id;
@@ -61,13 +64,27 @@ class BoundedDomHandler extends DomHandler {
   }
 
   override ontext(data: string): void {
+    const last = this.lastNode;
+    if (last?.type === 'text') {
+      last.data += data;
+      return;
+    }
     this.count();
-    super.ontext(data);
+    const node = newText(data);
+    this.addNode(node);
+    this.lastNode = node;
   }
 
   override oncomment(data: string): void {
+    const last = this.lastNode;
+    if (last?.type === 'comment') {
+      last.data += data;
+      return;
+    }
     this.count();
-    super.oncomment(data);
+    const node = newComment(data);
+    this.addNode(node);
+    this.lastNode = node;
   }
 
   private count(): void {
