@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { FEATURE_COUNT, ruleKept } from '../src/content/block-features.js';
 import { containersOf } from '../src/content/block-context.js';
 import { decodeHtml } from '../src/content/decode.js';
+import { itemTemplates } from '../src/content/item-templates.js';
 import { analysePage } from '../src/content/main-content.js';
 import { detectPageKind } from '../src/content/page-kind.js';
 import type { PageKind } from '../src/content/page-kind.js';
@@ -28,6 +29,8 @@ export interface Page {
   ruleKeeps: boolean[];
   /** Each block's three containers (block-context.ts). */
   containers: Int32Array;
+  /** Each block's group in a repeated item (item-templates.ts), on the kinds of page that fill them. */
+  templates?: Int32Array;
   /** The blocks inside concealed elements, apart (block-features.ts): never trained on, only revealed. */
   concealed: { features: Float32Array; texts: string[]; containers: Int32Array };
 }
@@ -145,6 +148,7 @@ export function loadCorpus(root: string, sets: string[]): Corpus {
         texts,
         ruleKeeps,
         containers: containersOf(blocks.elements),
+        templates: itemTemplates(kind, blocks.elements),
         concealed: {
           features: blocks.concealed.features,
           texts: blocks.concealed.texts!,

@@ -201,6 +201,7 @@ const pageRows = (page: Page): KeepInputs => {
           page.kind,
           corpus.features.subarray(page.start * FEATURE_COUNT, page.end * FEATURE_COUNT),
         ),
+        templates: page.templates,
       }),
     );
   return rows;

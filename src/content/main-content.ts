@@ -9,6 +9,7 @@ import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context
 import { checkModel, predict } from './block-model.js';
 import { isConcealed } from './visibility.js';
 import { consentNotices } from './consent-notice.js';
+import { fillTemplates, itemTemplates } from './item-templates.js';
 import type { KeepRule, MainContentModel } from './block-model.js';
 import { MAIN_CONTENT_MODEL } from './block-model-weights.js';
 import { ruleMainContent } from './main-content-rules.js';
@@ -55,6 +56,7 @@ export function keepBlocks(
   for (let at = bar * WIDEN_BY; !enoughKept(kept, page) && at >= MIN_KEEP_AT; at *= WIDEN_BY)
     kept = keepAtRule({ ...rule, at }, page, first, cached);
   if (page.code) keepCodeAfterKept(kept, page.code);
+  if (page.templates) fillTemplates(kept, page.templates, page.text);
   return kept;
 }
 
@@ -87,13 +89,15 @@ const SUREST_SHARE = 0.1;
 const RELATIVE_FLOOR = 0.2;
 
 /**
- * What keepBlocks reads of a page besides the probabilities: the rules' choice, each block's text length and,
- * on forums (codeAfterProse), which blocks are code right after another block of the same parent.
+ * What keepBlocks reads of a page besides the probabilities: the rules' choice, each block's text length,
+ * on forums (codeAfterProse) which blocks are code right after another block of the same parent, and on
+ * listings, products and `other` (itemTemplates) each block's place in a repeated item.
  */
 export interface KeepInputs {
   byRules: Uint8Array;
   text: ArrayLike<number>;
   code?: Uint8Array;
+  templates?: Int32Array;
 }
 
 /**
@@ -247,7 +251,12 @@ function chooseMainContent(
   const { blocks, stats, body } = page;
   const byRules = Uint8Array.from(blocks.elements, (_, i) => +ruleKept(blocks, i));
   const text = blocks.elements.map((el) => stats.get(el)!.ownText);
-  const inputs: KeepInputs = { byRules, text, code: codeAfterProse(kind, blocks.features) };
+  const inputs: KeepInputs = {
+    byRules,
+    text,
+    code: codeAfterProse(kind, blocks.features),
+    templates: itemTemplates(kind, blocks.elements),
+  };
   const first = predict(model.blocks, blocks.features);
   const context = contextFeatures(blocks.features, containersOf(blocks.elements), first);
   const keptRows = keepBlocks(keep, inputs, first, (only) => predict(model.context, context, only));
