@@ -337,7 +337,11 @@ function stripTrailingBlanks(text: string): string {
   return lines.join('\n');
 }
 
-/** String trim of white space (including no-break spaces), without a regex scan of the whole string. */
+/**
+ * String trim of white space (no-break and the other Unicode spaces, and the zero-width space, word joiner
+ * and byte-order mark that pages put in "empty" paragraphs to hold them open), without a regex scan of the
+ * whole string: a block of nothing else renders nothing.
+ */
 function trimWhitespace(text: string): string {
   let start = 0;
   let end = text.length;
@@ -347,7 +351,18 @@ function trimWhitespace(text: string): string {
 }
 
 function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13) || code === 160;
+  if (code <= 160) return code === 32 || (code >= 9 && code <= 13) || code === 160;
+  return (
+    (code >= 0x2000 && code <= 0x200b) ||
+    code === 0x1680 ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x2060 ||
+    code === 0x3000 ||
+    code === 0xfeff
+  );
 }
 
 function escapeUrl(url: string): string {
