@@ -39,6 +39,7 @@ describe('item templates', () => {
     const page = analysePage(parseHtml(grid(6)), 'article', { texts: true })!;
     assert.equal(itemTemplates('article', page.blocks!.elements), undefined);
     assert.equal(itemTemplates('forum', page.blocks!.elements), undefined);
+    assert.equal(itemTemplates('product', page.blocks!.elements), undefined);
   });
 
   test('a group kept in part is kept whole; one kept too thinly is left as it is', () => {
@@ -47,8 +48,8 @@ describe('item templates', () => {
     const titleRows = texts.flatMap((t, i) => (t.startsWith('Trail shoe') ? [i] : []));
     const priceRows = texts.flatMap((t, i) => (t.startsWith('$') ? [i] : []));
     const kept = new Uint8Array(texts.length);
-    for (const r of titleRows.slice(0, 4)) kept[r] = 1; // the model kept four titles of six
-    kept[priceRows[0]!] = 1; // and one price of six: under the share that fills a group
+    for (const r of titleRows.slice(0, 5)) kept[r] = 1; // the model kept five titles of six
+    for (const r of priceRows.slice(0, 3)) kept[r] = 1; // and three prices of six: under the share that fills
     fillTemplates(kept, groups, lengths);
     assert.deepEqual(
       titleRows.map((r) => kept[r]),
@@ -56,7 +57,7 @@ describe('item templates', () => {
     );
     assert.deepEqual(
       priceRows.map((r) => kept[r]),
-      [1, 0, 0, 0, 0, 0],
+      [1, 1, 1, 0, 0, 0],
     );
     assert.equal(kept[texts.findIndex((t) => t.includes('Copyright'))], 0);
   });
