@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Logger } from '../lib/logger.js';
 import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
@@ -20,6 +21,9 @@ export interface BrowserEngineOptions extends GuardOptions {
   userAgent: string;
   /** Longest page HTML captured with shadow roots and frames inlined (MAX_RESPONSE_BYTES). */
   maxHtmlChars: number;
+  /** How long a page's context may take to close once its work is over before Chromium is killed. */
+  closeGraceMs?: number;
+  log?: Logger;
 }
 
 /** What a browser fetch may do beyond loading the page. */
@@ -90,21 +94,77 @@ const CHROMIUM_ARGS = [
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
+/** Longest wait for Chromium to start; the pages waiting on it fail with their own deadlines sooner. */
+const LAUNCH_TIMEOUT_MS = 30_000;
+
+/** Time a context gets to close once its page's work is over before its Chromium is killed. */
+const DEFAULT_CLOSE_GRACE_MS = 5000;
+
+interface LaunchedBrowser {
+  browser: Browser;
+  /** Chromium's browser process (null when Chromium did not say). */
+  pid: number | null;
+}
+
+/** The browser process id, as Chromium reports it over CDP. */
+async function browserPid(browser: Browser): Promise<number | null> {
+  const cdp = await browser.newBrowserCDPSession().catch(() => null);
+  if (!cdp) return null;
+  try {
+    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
+    return processInfo.find((p) => p.type === 'browser')?.id ?? null;
+  } catch {
+    return null;
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
+}
+
+/** A process's group from /proc (field 5 of its stat; the command name before it may hold spaces). */
+function processGroupOf(pid: string): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) || null;
+  } catch {
+    return null; // not Linux, or already gone
+  }
+}
+
+/**
+ * Kills Chromium with everything it started. Playwright starts it as the leader of its own process group
+ * (through Debian's wrapper script or directly), so the group takes the browser, its renderers and helpers.
+ */
+function killProcessGroup(pid: number): void {
+  const group = processGroupOf(String(pid));
+  // Never our own group: that would kill this service.
+  const targets = group !== null && group !== processGroupOf('self') ? [-group, pid] : [pid];
+  for (const target of targets) {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
 /**
  * Headless Chromium (Debian's, or CHROMIUM_PATH) through playwright-core. Launched once, lazily; each
  * request gets a fresh context (no cookies shared between callers) from a pool of `maxPages`. Every
  * request the page makes, subresources, iframes and WebSockets included, leaves through a guarded proxy in
  * this process (browser-proxy.ts): Chromium resolves no names itself. When a request's deadline expires
- * the caller gets its answer at once, while the page is closed in the background and keeps its pool slot
- * until it is.
+ * the caller gets its answer at once and the page's context is closed from outside, whatever its scripts are
+ * doing; its pool slot comes back when the context is closed, or when its Chromium is killed after
+ * `closeGraceMs` (see withSlot).
  */
 export class BrowserEngine implements Engine {
   readonly name = 'browser' as const;
-  private browser: Promise<Browser> | null = null;
+  private browser: Promise<LaunchedBrowser> | null = null;
   private readonly slots: Gate;
   /** One proxy refuses ad and tracker hosts as well (blockAds), the other only what the guard refuses. */
   private readonly proxies: { blocking: GuardedProxy; plain: GuardedProxy };
   launches = 0;
+  /** Times Chromium was killed because a context would not close. */
+  kills = 0;
 
   constructor(private readonly options: BrowserEngineOptions) {
     this.slots = new Gate('browser page', options.maxPages, Number.POSITIVE_INFINITY);
@@ -137,34 +197,45 @@ export class BrowserEngine implements Engine {
   }
 
   async close(): Promise<void> {
-    const browser = this.browser;
+    const launched = this.browser;
     this.browser = null;
-    if (browser) await (await browser.catch(() => null))?.close().catch(() => undefined);
+    if (launched) await (await launched.catch(() => null))?.browser.close().catch(() => undefined);
     await Promise.all([this.proxies.blocking.close(), this.proxies.plain.close()]);
   }
 
-  private launch(): Promise<Browser> {
+  private launch(): Promise<LaunchedBrowser> {
     if (!this.browser) {
       this.launches++;
       // playwright-core is loaded on first use: services that never render in a browser don't pay for it.
-      this.browser = import('playwright-core')
+      const launched = import('playwright-core')
         .then(({ chromium }) =>
           chromium.launch({
             executablePath: this.options.executablePath,
             headless: true,
             args: CHROMIUM_ARGS,
+            timeout: LAUNCH_TIMEOUT_MS,
           }),
         )
-        .then((browser) => {
-          browser.on('disconnected', () => (this.browser = null));
-          return browser;
+        .then(async (browser) => {
+          browser.on('disconnected', () => {
+            if (this.browser === launched) this.browser = null;
+          });
+          return { browser, pid: await browserPid(browser) };
         });
-      this.browser.catch(() => (this.browser = null));
+      this.browser = launched;
+      launched.catch(() => {
+        if (this.browser === launched) this.browser = null;
+      });
     }
     return this.browser;
   }
 
-  /** Runs `use` with a fresh context; the slot is held until the context is closed, whatever happens. */
+  /**
+   * Runs `use` with a fresh context and frees its slot, whatever the page does. When the deadline passes
+   * the context is closed from outside, which ends a page stuck in a script (`while (true) {}`) and every
+   * call waiting on it; a context that does not close within the grace period has its Chromium killed
+   * (its renderer or the browser is hung) and the next page launches a new one.
+   */
   private async withSlot<T>(
     deadline: Deadline,
     proxy: GuardedProxy,
@@ -176,22 +247,50 @@ export class BrowserEngine implements Engine {
     } catch {
       throw deadline.timeoutError('waiting for a browser page');
     }
-    let context: BrowserContext | null = null;
+    let launched: LaunchedBrowser | null = null;
+    let opening: Promise<BrowserContext> | null = null;
     try {
       if (deadline.expired) throw deadline.timeoutError('waiting for a browser page');
-      const browser = await this.launch();
-      context = await browser.newContext({
+      launched = await deadline.race(this.launch(), 'the browser launch');
+      opening = launched.browser.newContext({
         userAgent: this.options.userAgent,
         viewport: { width: 1280, height: 800 },
         serviceWorkers: 'block',
         proxy: { server: await proxy.url() },
         ...emulation,
       });
-      return await use(context);
+      const context = await deadline.race(opening, 'opening a browser page');
+      return await deadline.race(use(context), 'the browser render');
     } finally {
-      await context?.close().catch(() => undefined);
+      if (opening) await this.closeContext(launched!, opening);
       this.slots.leave();
     }
+  }
+
+  /**
+   * Closes a context (one still opening included) within the grace period, or kills the Chromium that holds
+   * it: a browser that cannot open or close a context within seconds is wedged.
+   */
+  private async closeContext(launched: LaunchedBrowser, opening: Promise<BrowserContext>): Promise<void> {
+    const graceMs = this.options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      opening.then(
+        (context) => context.close().then(() => true),
+        () => true,
+      ),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))),
+    ]).catch(() => true);
+    clearTimeout(timer);
+    if (closed) return;
+    this.kills++;
+    this.options.log?.warn(
+      { pid: launched.pid, graceMs },
+      'browser: a page context did not open or close within its grace period; Chromium is killed and relaunched on next use',
+    );
+    if (this.browser && (await this.browser.catch(() => null)) === launched) this.browser = null;
+    if (launched.pid === null) void launched.browser.close().catch(() => undefined);
+    else killProcessGroup(launched.pid);
   }
 
   private async load(
@@ -207,10 +306,11 @@ export class BrowserEngine implements Engine {
     page.setDefaultTimeout(Math.max(1, deadline.remainingMs()));
     const redirects: string[] = [];
     let failedNavigation: string | null = null;
+    let lastNavigation = req.url.href;
     page.on('request', (r) => {
-      if (r.isNavigationRequest() && r.frame() === page.mainFrame() && r.redirectedFrom()) {
-        redirects.push(r.redirectedFrom()!.url());
-      }
+      if (!r.isNavigationRequest() || r.frame() !== page.mainFrame()) return;
+      lastNavigation = r.url();
+      if (r.redirectedFrom()) redirects.push(r.redirectedFrom()!.url());
     });
     page.on('requestfailed', (r) => {
       if (r.isNavigationRequest() && r.frame() === page.mainFrame()) failedNavigation = r.url();
@@ -255,6 +355,14 @@ export class BrowserEngine implements Engine {
         const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
         throw new ActionFailedError(`actions[${index}] (${action.type}) failed: ${message}`);
       }
+    }
+    // A script that sent the page somewhere unreachable or refused leaves Chromium's error page, not content.
+    if (page.url().startsWith('chrome-error:')) {
+      const target = failedNavigation ?? lastNavigation;
+      const refused = proxy.refusalFor(target);
+      if (refused)
+        throw new TargetBlockedError(`The page navigated to ${target}, which was refused: ${refused}`);
+      throw new TargetUnreachableError(`The page navigated to ${target}, which could not be loaded`);
     }
     await removeConsentWalls(page);
     const html = await captureHtml(page, {

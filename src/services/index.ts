@@ -157,6 +157,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
         maxPages: config.browserMaxPages,
         userAgent: config.userAgent,
         maxHtmlChars: config.maxResponseBytes,
+        log,
       })
     : null;
   const crawlDeps: CrawlDeps = {
