@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { isBlockedAddress } from '../src/lib/ssrf-guard.js';
 import { site, startService } from './helpers.js';
@@ -26,11 +27,29 @@ describe('SSRF guard', () => {
       '::ffff:127.0.0.1',
       '::ffff:10.1.2.3',
       '2002:7f00:1::',
+      // IPv4-compatible (::/96, as the URL parser writes [::127.0.0.1]), translated, NAT64 (both prefixes),
+      // Teredo and ISATAP forms carrying a private IPv4.
+      '::7f00:1',
+      '::127.0.0.1',
+      '::a00:1',
+      '::a9fe:a9fe',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b:1::a00:1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+      '2400:cb00::5efe:7f00:1',
+      '2400:cb00::200:5efe:a00:1',
       'not-an-ip',
     ]) {
       assert.equal(isBlockedAddress(blocked), true, blocked);
     }
-    for (const allowed of ['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8']) {
+    for (const allowed of [
+      '93.184.216.34',
+      '8.8.8.8',
+      '2606:4700:4700::1111',
+      '::ffff:8.8.8.8',
+      '2400:cb00::5efe:808:808',
+    ]) {
       assert.equal(isBlockedAddress(allowed), false, allowed);
     }
   });
@@ -47,6 +66,9 @@ describe('SSRF guard', () => {
       'http://169.254.169.254/latest/meta-data/',
       'http://2130706433/',
       'http://0x7f.0.0.1/',
+      `http://[::127.0.0.1]:${port}/`,
+      `http://[::ffff:0:7f00:1]:${port}/`,
+      `http://[64:ff9b::7f00:1]:${port}/`,
     ]) {
       const { status, json } = await svc.post('/api/v1/scrape', { url, timeout: 3000 });
       assert.equal(status, 403, url);
@@ -54,6 +76,24 @@ describe('SSRF guard', () => {
       assert.match(json.error as string, /private|reserved|loopback/, url);
     }
     assert.deepEqual(s.requests, [], 'the fixture site saw no request');
+  });
+
+  test('IPv4 addresses inside IPv6 literals are refused by both engines before any connection', async (t) => {
+    const s = await site(t);
+    const svc = await startService(t, { env: { ALLOW_PRIVATE_NETWORKS: 'false' } });
+    const port = new URL(s.url).port;
+    const engines = existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium')
+      ? ['http', 'browser']
+      : ['http'];
+    for (const engine of engines) {
+      for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[::ffff:0:7f00:1]', '[64:ff9b:1::7f00:1]']) {
+        const url = `http://${host}:${port}/blog/backpressure`;
+        const { status, json } = await svc.post('/api/v1/scrape', { url, engine, timeout: 5000 });
+        assert.equal(status, 403, `${engine} ${url}: ${JSON.stringify(json)}`);
+        assert.equal(json.code, 'TARGET_BLOCKED');
+      }
+    }
+    assert.deepEqual(s.requests, []);
   });
 
   test('a host name that resolves to 127.0.0.1 is refused at connect time', async (t) => {

@@ -11,18 +11,45 @@ export const systemResolver: Resolver = (hostname) =>
     dnsLookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
   );
 
+/** The IPv4 address in the low 32 bits of an IPv6 address's 16-bit words. */
+const low32 = (parts: number[]): ipaddr.IPv4 =>
+  new ipaddr.IPv4([parts[6]! >> 8, parts[6]! & 255, parts[7]! >> 8, parts[7]! & 255]);
+
+/**
+ * The IPv4 addresses an IPv6 address carries, wherever a transition scheme puts one: IPv4-compatible
+ * (::/96), mapped (::ffff:0:0/96), translated (::ffff:0:0:0/96), NAT64 (64:ff9b::/96 and the local-use
+ * 64:ff9b:1::/48), 6to4 (2002::/16, bits 16-47), Teredo (2001::/32, the client inverted in the low bits)
+ * and ISATAP interface identifiers (…:0:5efe:a.b.c.d and …:200:5efe:a.b.c.d).
+ */
+function embeddedIpv4(v6: ipaddr.IPv6): ipaddr.IPv4[] {
+  const p = v6.parts;
+  const found: ipaddr.IPv4[] = [];
+  const zeros = (from: number, to: number): boolean => p.slice(from, to).every((w) => w === 0);
+  if (zeros(0, 5) && (p[5] === 0 || p[5] === 0xffff)) found.push(low32(p));
+  if (zeros(0, 4) && p[4] === 0xffff && p[5] === 0) found.push(low32(p));
+  if (p[0] === 0x64 && p[1] === 0xff9b) found.push(low32(p));
+  if (p[0] === 0x2002) found.push(new ipaddr.IPv4([p[1]! >> 8, p[1]! & 255, p[2]! >> 8, p[2]! & 255]));
+  if (p[0] === 0x2001 && p[1] === 0) found.push(low32(p.map((w, i) => (i >= 6 ? w ^ 0xffff : w))));
+  if ((p[4] === 0 || p[4] === 0x200) && p[5] === 0x5efe) found.push(low32(p));
+  return found;
+}
+
 /**
  * True for addresses a public fetcher must never reach: loopback, RFC 1918 private, link-local
  * (including the 169.254.169.254 metadata endpoint), CGNAT, unique-local IPv6, multicast, reserved,
- * unspecified, and IPv4 addresses smuggled inside IPv6 (mapped, 6to4, Teredo, NAT64).
+ * unspecified, and every IPv6 form that carries an IPv4 address whose IPv4 is one of those. Of the
+ * transition ranges only mapped addresses with a public IPv4 pass (a dual-stack socket's form of IPv4);
+ * IPv4-compatible addresses (::/96, deprecated) and the NAT64, 6to4 and Teredo ranges are refused whole.
  */
 export function isBlockedAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return true;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() !== 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() !== 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().range() !== 'unicast';
+  if (embeddedIpv4(v6).some((v4) => v4.range() !== 'unicast')) return true;
+  if (v6.parts.slice(0, 6).every((w) => w === 0)) return true;
+  return v6.range() !== 'unicast';
 }
 
 export interface GuardOptions {
