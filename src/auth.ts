@@ -36,7 +36,8 @@ export function registerApiKeys(app: FastifyInstance, keys: string[]): void {
   app.addHook('onRequest', async (req, reply) => {
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
     // The web app's files hold no data: they load without a key, then send the one the operator types in.
-    if (req.method === 'GET' && (req.url === '/' || WEB_FILE.test(req.url))) return;
+    const reads = req.method === 'GET' || req.method === 'HEAD';
+    if (reads && (req.url === '/' || WEB_FILE.test(req.url))) return;
     const key = keyOf(req.headers);
     const refusal =
       key === null

@@ -58,6 +58,12 @@ export interface Config {
   maxHtmlNodes: number;
   /** Take scheme and host from X-Forwarded-* (behind a reverse proxy): absolute URLs in answers use them. */
   trustProxy: boolean;
+  /**
+   * Host names a request's Host header may carry (ALLOWED_HOSTS; null: any). By default, on a loopback-only
+   * bind without TRUST_PROXY, only loopback names: a web page a browser on this machine loads cannot reach
+   * the service through a rebound DNS name.
+   */
+  allowedHosts: string[] | null;
   /** Keys accepted in `Authorization: Bearer <key>` or `X-Api-Key`; empty: no authentication. */
   apiKeys: string[];
   /** The distributed job engine (REDIS_URL); null: the embedded SQLite store. */
@@ -171,6 +177,28 @@ function settle(read: () => number): { value: number } | { error: string } {
   }
 }
 
+const LOOPBACK_BIND = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
+
+/** ALLOWED_HOSTS as lower-case names (IPv6 without brackets); `*` allows any. */
+function allowedHosts(env: Env): string[] | null {
+  const raw = env.ALLOWED_HOSTS?.trim();
+  if (raw === '*') return null;
+  if (raw) {
+    return raw
+      .split(',')
+      .map((h) =>
+        h
+          .trim()
+          .toLowerCase()
+          .replace(/^\[|\]$/g, ''),
+      )
+      .filter((h) => h !== '');
+  }
+  const host = env.HOST || '127.0.0.1';
+  if (!LOOPBACK_BIND.test(host) || bool(env, 'TRUST_PROXY', false)) return null;
+  return [...new Set(['localhost', '127.0.0.1', '::1', host.toLowerCase().replace(/^\[|\]$/g, '')])];
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const cores = Math.max(1, Math.min(os.availableParallelism(), 8));
   return {
@@ -203,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxHtmlDepth: int(env, 'MAX_HTML_DEPTH', DEFAULT_TREE_LIMITS.maxDepth, 10, 100_000),
     maxHtmlNodes: int(env, 'MAX_HTML_NODES', DEFAULT_TREE_LIMITS.maxNodes, 1000, 50_000_000),
     trustProxy: bool(env, 'TRUST_PROXY', false),
+    allowedHosts: allowedHosts(env),
     apiKeys: (env.API_KEYS ?? '')
       .split(',')
       .map((k) => k.trim())

@@ -40,6 +40,12 @@ export class UnauthorizedError extends AppError {
   readonly status = 401;
 }
 
+/** The request's Host header names a host this service does not answer for (ALLOWED_HOSTS). */
+export class HostNotAllowedError extends AppError {
+  readonly code = 'HOST_NOT_ALLOWED';
+  readonly status = 403;
+}
+
 export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
   readonly status = 404;

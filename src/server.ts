@@ -4,6 +4,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import multipart from '@fastify/multipart';
 import websocket from '@fastify/websocket';
+import { registerAllowedHosts } from './allowed-hosts.js';
 import { registerApiKeys } from './auth.js';
 import { errorHandler, notFoundHandler } from './error-handler.js';
 import { registerRequestLog } from './request-log.js';
@@ -84,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     const route = req.routeOptions.url ?? 'unmatched';
     app.services.metrics.request(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
   });
+  registerAllowedHosts(app as unknown as FastifyInstance, deps.config.allowedHosts);
   registerApiKeys(app as unknown as FastifyInstance, deps.config.apiKeys);
   app.setNotFoundHandler(notFoundHandler);
 

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
 import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
@@ -94,6 +95,47 @@ describe('hostile callers', () => {
     }
   });
 
+  test('HEAD answers as GET does for the same path, with and without API_KEYS', async (t) => {
+    for (const env of [{}, { API_KEYS: 'k1' }]) {
+      const svc = await startService(t, { env });
+      for (const path of ['/', '/health', '/app/main.js', '/app/app.css', '/api/v1/status', '/nope']) {
+        const get = await fetch(svc.url + path);
+        const head = await fetch(svc.url + path, { method: 'HEAD' });
+        assert.equal(head.status, get.status, `HEAD ${path} ${JSON.stringify(env)}`);
+        assert.equal(await head.text(), '');
+      }
+    }
+  });
+
+  test('on a loopback bind, a Host header naming another host is refused (DNS rebinding)', async (t) => {
+    const hostOf = async (url: string, host: string): Promise<{ status: number; code?: string }> => {
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${url}/api/v1/status`, { headers: { host } }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      return { status, code: status === 200 ? undefined : (JSON.parse(body) as { code: string }).code };
+    };
+    const loopback = await startService(t);
+    const port = new URL(loopback.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, 'LOCALHOST'])
+      assert.equal((await hostOf(loopback.url, host)).status, 200, host);
+    for (const host of ['rebound.example', `rebound.example:${port}`, '127.0.0.1.nip.example']) {
+      assert.deepEqual(await hostOf(loopback.url, host), { status: 403, code: 'HOST_NOT_ALLOWED' }, host);
+    }
+    const named = await startService(t, { env: { ALLOWED_HOSTS: 'pagewright.internal' } });
+    assert.equal((await hostOf(named.url, 'pagewright.internal:3002')).status, 200);
+    assert.equal((await hostOf(named.url, `127.0.0.1:${port}`)).status, 403);
+    const open = await startService(t, { env: { ALLOWED_HOSTS: '*' } });
+    assert.equal((await hostOf(open.url, 'anything.example')).status, 200);
+    const published = await startService(t, { env: { HOST: '0.0.0.0' } });
+    assert.equal((await hostOf(published.url, 'anything.example')).status, 200);
+  });
+
   test('admission control: beyond the running and queued crawls, 503 with Retry-After', async (t) => {
     const crawlSite = await startCrawlSite({ delayMs: 300, pages: 100 });
     t.after(() => crawlSite.close());
@@ -143,7 +185,7 @@ describe('hostile callers', () => {
     const socket = connect(port, '127.0.0.1');
     socket.pause(); // never read a byte
     socket.write(
-      `POST /api/v1/crawl/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `POST /api/v1/crawl/stream HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     await sleep(3000);
     const fetched = crawlSite.hits.length;

@@ -88,7 +88,9 @@ describe("the native crawl's answer", () => {
     let bytes = 0;
     let documents = 0;
     const decoder = new TextDecoder();
-    for await (const chunk of res.body!) {
+    const reader = res.body!.getReader();
+    for (let read = await reader.read(); !read.done; read = await reader.read()) {
+      const chunk = read.value;
       bytes += chunk.byteLength;
       documents += decoder.decode(chunk, { stream: true }).split('"statusCode":').length - 1;
     }
