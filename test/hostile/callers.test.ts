@@ -96,7 +96,7 @@ describe('hostile callers', () => {
   });
 
   test('HEAD answers as GET does for the same path, with and without API_KEYS', async (t) => {
-    for (const env of [{}, { API_KEYS: 'k1' }]) {
+    for (const env of [{}, { API_KEYS: 'k1' }] as Record<string, string>[]) {
       const svc = await startService(t, { env });
       for (const path of ['/', '/health', '/app/main.js', '/app/app.css', '/api/v1/status', '/nope']) {
         const get = await fetch(svc.url + path);
