@@ -90,6 +90,11 @@ export interface Config {
   mcpMaxChars: number;
   /** Pages of a PDF read at most; the rest is named in the document's warning (MAX_DOCUMENT_PAGES). */
   maxDocumentPages: number;
+  /**
+   * Bytes a document (PDF, Word, Excel, PowerPoint) may unpack to, counted as its zip entries and PDF streams
+   * inflate, never as their headers claim (MAX_DOCUMENT_BYTES).
+   */
+  maxDocumentBytes: number;
   /** How often expired jobs are purged. */
   jobPurgeIntervalMs: number;
   /** Jobs (crawl, batch, extract, llms.txt) running at once; more wait in `scraping`. */
@@ -251,6 +256,7 @@ export function loadConfig(env: Env = process.env): Config {
     cacheTtlMs: hours(env, 'CACHE_TTL_HOURS', 168),
     mcpMaxChars: int(env, 'MCP_MAX_CHARS', 100_000, 1000, 10_000_000),
     maxDocumentPages: int(env, 'MAX_DOCUMENT_PAGES', 500, 1, 100_000),
+    maxDocumentBytes: int(env, 'MAX_DOCUMENT_BYTES', 24 * 1024 * 1024, 1024 * 1024, 4 * 1024 * 1024 * 1024),
     jobPurgeIntervalMs: int(env, 'JOB_PURGE_INTERVAL_MS', 600_000, 100, 86_400_000),
     maxRunningJobs: int(env, 'MAX_RUNNING_JOBS', 4, 1, 1000),
     webhookSecret: env.WEBHOOK_SECRET || null,

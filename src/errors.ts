@@ -88,6 +88,15 @@ export class UnsupportedContentError extends AppError {
   readonly status = 422;
 }
 
+/**
+ * A document too large to process: it unpacks past MAX_DOCUMENT_BYTES (zip entries, PDF streams), or its
+ * conversion ran the content worker out of memory (CONTENT_WORKER_HEAP_MB).
+ */
+export class ContentTooLargeError extends AppError {
+  readonly code = 'CONTENT_TOO_LARGE';
+  readonly status = 422;
+}
+
 export class ServiceUnavailableError extends AppError {
   readonly code = 'SERVICE_UNAVAILABLE';
   readonly status = 503;
@@ -129,6 +138,7 @@ const BY_CODE: Record<string, new (message: string) => AppError> = {
   BAD_REQUEST: BadRequestError,
   UNSUPPORTED_FEATURE: UnsupportedFeatureError,
   UNSUPPORTED_CONTENT: UnsupportedContentError,
+  CONTENT_TOO_LARGE: ContentTooLargeError,
   TARGET_TOO_LARGE: TargetTooLargeError,
 };
 

@@ -1,8 +1,9 @@
-import { unzipSync } from 'fflate';
 import type { Element } from 'domhandler';
 import { findAll, findOne, getAttributeValue, textContent } from 'domutils';
 import { parseDocument } from 'htmlparser2';
 import { UnsupportedContentError } from '../errors.js';
+import { ByteBudget } from './byte-budget.js';
+import { storedZip, unzipCounted } from './zip-entries.js';
 
 export type OfficeKind = 'docx' | 'xlsx' | 'pptx';
 
@@ -21,8 +22,6 @@ const MEDIA_TYPES: Record<OfficeKind, string> = {
   xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
   pptx: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
 };
-/** Bytes a file may unpack to, at most: a zip bomb is refused before it is inflated. */
-const MAX_UNPACKED_BYTES = 100 * 1024 * 1024;
 /** Rows of one sheet kept at most; the rest is named in the warning. */
 const MAX_ROWS = 1000;
 
@@ -41,23 +40,13 @@ export function officeKindOf(bytes: Uint8Array, contentType: string | undefined)
   return null;
 }
 
-/** The zip's XML parts (and the Word document's bytes), refusing archives that unpack past the limit. */
-function unzip(bytes: Uint8Array): Record<string, Uint8Array> {
-  let total = 0;
-  try {
-    return unzipSync(bytes, {
-      filter: (file) => {
-        total += file.originalSize;
-        if (total > MAX_UNPACKED_BYTES) {
-          throw new UnsupportedContentError(`The file unpacks to more than ${MAX_UNPACKED_BYTES} bytes`);
-        }
-        return /\.(xml|rels)$/.test(file.name);
-      },
-    });
-  } catch (err) {
-    if (err instanceof UnsupportedContentError) throw err;
-    throw new UnsupportedContentError(`The file could not be unpacked: ${(err as Error).message}`);
-  }
+/**
+ * The parts a converter reads, inflated through the document's byte budget (MAX_DOCUMENT_BYTES): for Word
+ * every part (mammoth reads styles, numbering and images as it needs them), for sheets and slides the XML.
+ */
+function unzip(bytes: Uint8Array, kind: OfficeKind, maxBytes: number): Record<string, Uint8Array> {
+  const budget = new ByteBudget(maxBytes, `The ${kind.toUpperCase()} file unpacks`);
+  return unzipCounted(bytes, budget, kind === 'docx' ? () => true : (name) => /\.(xml|rels)$/.test(name));
 }
 
 const xml = (files: Record<string, Uint8Array>, name: string) => {
@@ -167,10 +156,15 @@ function pptxToHtml(files: Record<string, Uint8Array>): { body: string; slides: 
 
 /**
  * Converts a Word, Excel or PowerPoint file to HTML for the page pipeline: Word through mammoth (its styles as
- * headings, lists and tables), sheets and slides from their XML parts.
+ * headings, lists and tables), sheets and slides from their XML parts. The parts unpack to `maxBytes` at most
+ * (MAX_DOCUMENT_BYTES), else a 422 CONTENT_TOO_LARGE.
  */
-export async function officeToHtml(bytes: Uint8Array, kind: OfficeKind): Promise<OfficeConversion> {
-  const files = unzip(bytes);
+export async function officeToHtml(
+  bytes: Uint8Array,
+  kind: OfficeKind,
+  maxBytes: number,
+): Promise<OfficeConversion> {
+  const files = unzip(bytes, kind, maxBytes);
   const { title, author } = coreProperties(files);
   let body: string;
   let warning: string | null = null;
@@ -178,7 +172,11 @@ export async function officeToHtml(bytes: Uint8Array, kind: OfficeKind): Promise
   if (kind === 'docx') {
     const mammoth = (await import('mammoth')).default;
     try {
-      body = (await mammoth.convertToHtml({ buffer: Buffer.from(bytes) })).value;
+      // mammoth opens the zip itself: it gets the parts inflated above, stored, so nothing it reads is
+      // inflated past the budget.
+      const zip = storedZip(files);
+      body = (await mammoth.convertToHtml({ buffer: Buffer.from(zip.buffer, zip.byteOffset, zip.length) }))
+        .value;
     } catch (err) {
       throw new UnsupportedContentError(`The Word file could not be read: ${(err as Error).message}`);
     }

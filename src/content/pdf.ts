@@ -1,5 +1,6 @@
 import { UnsupportedContentError } from '../errors.js';
 import { type LinkArea, type Line, type Segment, type TextItem, linesOf } from './pdf-lines.js';
+import { checkPdfStreams } from './pdf-streams.js';
 import { type PdfTable, tableAt } from './pdf-tables.js';
 
 /** A PDF as HTML for the page pipeline, with what the document says about itself. */
@@ -117,14 +118,20 @@ function blocksOf(lines: Line[], body: number): string[] {
 /**
  * Converts a PDF's text layer to HTML, at most `maxPages` pages, for the page pipeline: so Markdown, main
  * content, links and every format come from the same code as for web pages. pdf.js reads the bytes; nothing
- * is rendered. An encrypted or unreadable PDF is a 422 naming the reason.
+ * is rendered. An encrypted or unreadable PDF is a 422 naming the reason, and so is one whose streams
+ * inflate past `maxBytes` (MAX_DOCUMENT_BYTES), checked before pdf.js sees it (pdf-streams.ts).
  */
-export async function pdfToHtml(bytes: Uint8Array, maxPages: number): Promise<PdfConversion> {
+export async function pdfToHtml(
+  bytes: Uint8Array,
+  maxPages: number,
+  maxBytes: number,
+): Promise<PdfConversion> {
+  const checked = checkPdfStreams(bytes, maxBytes);
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
   let doc;
   try {
     doc = await getDocument({
-      data: new Uint8Array(bytes),
+      data: checked === bytes ? new Uint8Array(bytes) : checked,
       isEvalSupported: false,
       disableFontFace: true,
       useSystemFonts: false,

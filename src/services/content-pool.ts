@@ -1,7 +1,7 @@
 import type { Metrics } from '../lib/metrics.js';
 import os from 'node:os';
 import { Piscina } from 'piscina';
-import { ServiceUnavailableError, errorFromCode } from '../errors.js';
+import { ContentTooLargeError, ServiceUnavailableError, errorFromCode } from '../errors.js';
 import type { SitemapDocument } from '../crawl/sitemap.js';
 import type { FetchedPage } from '../engines/types.js';
 import type { Deadline } from '../lib/deadline.js';
@@ -21,6 +21,8 @@ export interface ContentPoolOptions {
   graceMs: number;
   /** Pages of a document (PDF) read at most (MAX_DOCUMENT_PAGES). */
   maxDocumentPages?: number;
+  /** Bytes a document may unpack to (MAX_DOCUMENT_BYTES). */
+  maxDocumentBytes: number;
   log: Logger;
   /** Task durations and aborts. */
   metrics?: Metrics;
@@ -71,7 +73,13 @@ export class ContentPool {
   render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
     const server = this.options.maxDocumentPages ?? Number.MAX_SAFE_INTEGER;
     const withLimits = { ...options, maxDocumentPages: Math.min(options.maxDocumentPages ?? server, server) };
-    return this.run({ kind: 'page', page, options: withLimits }, deadline, page.url);
+    const task = {
+      kind: 'page' as const,
+      page,
+      options: withLimits,
+      maxDocumentBytes: this.options.maxDocumentBytes,
+    };
+    return this.run(task, deadline, page.url);
   }
 
   sitemap(body: Buffer, url: string, deadline: Deadline): Promise<SitemapDocument> {
@@ -142,6 +150,17 @@ export class ContentPool {
     } catch (err) {
       if (err instanceof Error && /queue is at limit/i.test(err.message)) {
         throw new ServiceUnavailableError('Content workers are saturated; retry shortly');
+      }
+      // The worker hit its heap cap and was ended; piscina starts another in its place.
+      if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
+        this.options.log.warn(
+          { host: hostOf(target), task: task.kind, heapMb: this.options.maxHeapMb },
+          'content worker ran out of memory (CONTENT_WORKER_HEAP_MB): its worker was replaced',
+        );
+        throw new ContentTooLargeError(
+          `The content is too large to process: converting it took more than the content worker's ${this.options.maxHeapMb} MB heap (CONTENT_WORKER_HEAP_MB)`,
+          { cause: err },
+        );
       }
       throw err;
     }

@@ -12,7 +12,13 @@ import type { DocumentOptions, RenderedPage } from './page-document.js';
 
 /** The kinds of parsing that run in the content workers, each with its input. */
 export type ContentTask =
-  | { kind: 'page'; page: FetchedPage; options: DocumentOptions }
+  | {
+      kind: 'page';
+      page: FetchedPage;
+      options: DocumentOptions;
+      /** Bytes a document may unpack to (MAX_DOCUMENT_BYTES). */
+      maxDocumentBytes: number;
+    }
   | { kind: 'sitemap'; body: Uint8Array }
   | { kind: 'search-results'; html: string; base: string };
 
@@ -38,6 +44,7 @@ async function renderDocument(
   page: FetchedPage,
   kind: DocumentKind,
   options: DocumentOptions,
+  maxBytes: number,
 ): Promise<RenderedPage> {
   const name = kind === 'pdf' ? 'a PDF' : `a ${kind.toUpperCase()} file`;
   if (options.formats.includes('rawHtml')) {
@@ -48,8 +55,11 @@ async function renderDocument(
   }
   const converted =
     kind === 'pdf'
-      ? { ...(await pdfToHtml(page.body, options.maxDocumentPages ?? 500)), mediaType: 'application/pdf' }
-      : { ...(await officeToHtml(page.body, kind)), created: null };
+      ? {
+          ...(await pdfToHtml(page.body, options.maxDocumentPages ?? 500, maxBytes)),
+          mediaType: 'application/pdf',
+        }
+      : { ...(await officeToHtml(page.body, kind, maxBytes)), created: null };
   const rendered = renderPage(
     {
       ...page,
@@ -76,7 +86,7 @@ export async function runContentTask(task: ContentTask): Promise<ContentOutput> 
       const page = { ...task.page, body: asBuffer(task.page.body) };
       const type = page.headers['content-type'];
       const kind = isPdf(page.body, type) ? 'pdf' : officeKindOf(page.body, type);
-      if (kind) return renderDocument(page, kind, task.options);
+      if (kind) return renderDocument(page, kind, task.options, task.maxDocumentBytes);
       return renderPage(page, task.options);
     }
     case 'sitemap':

@@ -140,6 +140,7 @@ export function createServices(deps: AppDeps, log: Logger): Services {
     maxHeapMb: config.contentWorkerHeapMb,
     graceMs: config.contentTaskGraceMs,
     maxDocumentPages: config.maxDocumentPages,
+    maxDocumentBytes: config.maxDocumentBytes,
     log,
     metrics,
   });
