@@ -6,7 +6,8 @@ import { ScrapeOptionFields } from './scrape.js';
 
 const Globs = Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
   maxItems: 100,
-  description: 'Glob patterns (picomatch) matched against the URL path, e.g. "/blog/**".',
+  description:
+    'Glob patterns matched against the URL path, e.g. "/blog/**": *, **, ?, [...] classes, {a,b} braces, \\ escapes and a leading ! (picomatch semantics), run on a linear-time engine (RE2); extglobs such as +(a) are refused.',
 });
 
 export const CrawlBody = Type.Object(

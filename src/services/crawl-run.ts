@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from '../lib/logger.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import type { Frontier, FrontierItem } from '../crawl/frontier.js';
@@ -18,6 +19,9 @@ import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
 import type { ScrapeDeps } from './scrape.js';
 import { fetchAndRender } from './scrape.js';
+
+/** Longest stretch spent filtering discovered links before the event loop gets a turn. */
+const SCOPE_SLICE_MS = 10;
 
 export interface CrawlSettings {
   /** Delay between request starts to one host when robots.txt sets no Crawl-delay. */
@@ -218,7 +222,8 @@ export class CrawlRun {
    */
   private async seed(signal: AbortSignal): Promise<void> {
     const { spec } = this;
-    const items = spec.sitemap === 'only' && spec.follow ? [] : this.itemsFor(spec.seeds, 0, false, true);
+    const items =
+      spec.sitemap === 'only' && spec.follow ? [] : await this.itemsFor(spec.seeds, 0, false, true);
     if (spec.follow && spec.sitemap !== 'skip') {
       const deadline = Deadline.after(this.timeout, signal);
       try {
@@ -232,12 +237,12 @@ export class CrawlRun {
           deadline,
         );
         const depth = spec.sitemap === 'only' ? 0 : (spec.sitemapDepth ?? 1);
-        items.push(...this.itemsFor(pages, depth, false));
+        items.push(...(await this.itemsFor(pages, depth, false)));
       } finally {
         deadline.dispose();
       }
       // A site without a sitemap still gets its start page.
-      if (items.length === 0) items.push(...this.itemsFor(spec.seeds, 0, false, true));
+      if (items.length === 0) items.push(...(await this.itemsFor(spec.seeds, 0, false, true)));
     }
     await this.add(items, false);
   }
@@ -253,7 +258,7 @@ export class CrawlRun {
   }
 
   private async enqueue(links: string[], depth: number, pagination: boolean): Promise<void> {
-    await this.add(this.itemsFor(links, depth, pagination), pagination);
+    await this.add(await this.itemsFor(links, depth, pagination), pagination);
   }
 
   private async add(items: FrontierItem[], pagination: boolean): Promise<void> {
@@ -263,12 +268,26 @@ export class CrawlRun {
     if (accepted > 0) this.notify();
   }
 
-  /** The links a page (or the sitemap) gives that this crawl follows; the others are counted and logged. */
-  private itemsFor(links: string[], depth: number, pagination: boolean, seeds = false): FrontierItem[] {
+  /**
+   * The links a page (or the sitemap) gives that this crawl follows; the others are counted and logged.
+   * The caller's include/exclude patterns may cost milliseconds per URL, so a long list gives the event
+   * loop a turn every SCOPE_SLICE_MS.
+   */
+  private async itemsFor(
+    links: string[],
+    depth: number,
+    pagination: boolean,
+    seeds = false,
+  ): Promise<FrontierItem[]> {
     const { spec } = this;
     const items: FrontierItem[] = [];
     let paginationBudget = spec.maxPaginationPages - this.paginationFollowed;
+    let sliceStart = performance.now();
     for (const link of links) {
+      if (performance.now() - sliceStart > SCOPE_SLICE_MS) {
+        await setImmediate();
+        sliceStart = performance.now();
+      }
       let url: URL;
       try {
         url = new URL(link);

@@ -1,3 +1,4 @@
+import { checkPatterns } from '../crawl/scope.js';
 import { BadRequestError } from '../errors.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { CrawlBody, CrawlEvent, CrawlPage } from '../schemas/crawl.js';
@@ -32,6 +33,8 @@ export function seedCrawlSpec(
 ): CrawlSpec {
   const start = parseTargetUrl(body.url);
   checkPageOptions(body, browserAvailable);
+  checkPatterns(body.includePaths, 'glob', 'includePaths');
+  checkPatterns(body.excludePaths, 'glob', 'excludePaths');
   const limit = body.limit ?? 100;
   if (limit > settings.maxPages) {
     throw new BadRequestError(`limit must be <= ${settings.maxPages} on this server (CRAWL_MAX_PAGES)`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { checkPatterns } from '../crawl/scope.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type {
   FcBatchBody,
@@ -67,14 +68,9 @@ export function webhookOf(webhook: FcWebhook | undefined): WebhookTarget | null 
   };
 }
 
+/** Firecrawl's path patterns, refused (400 naming the field) where the linear-time engine cannot run them. */
 function regexes(patterns: string[] | undefined, field: string): string[] | undefined {
-  for (const [i, p] of (patterns ?? []).entries()) {
-    try {
-      new RegExp(p);
-    } catch (err) {
-      refuse(`${field}[${i}]`, `invalid regular expression: ${(err as Error).message}`);
-    }
-  }
+  checkPatterns(patterns, 'regex', field);
   return patterns;
 }
 

@@ -1,4 +1,7 @@
 import { BadRequestError } from '../errors.js';
+import { compileSchema } from '../extract/schema.js';
+import type { JsonSchema } from '../extract/schema.js';
+import { checkSchemaBounds } from '../extract/schema-bounds.js';
 import type { FormatName } from '../schemas/common.js';
 import type { FcScrapeOptions } from '../schemas/firecrawl.js';
 import type { BrowserAction, ScrapeOptions } from '../schemas/scrape.js';
@@ -58,6 +61,19 @@ export function refuseRetention(value: boolean | undefined, field: string): void
   if (value) refuse(field, 'documents are kept for JOB_TTL_HOURS after the job ends on this server');
 }
 
+/**
+ * A caller's schema, bounded and compiled before the request is stored (the job store serializes it) or
+ * a page is fetched: a schema too large, or with a pattern the linear-time engine cannot run, is a 400.
+ */
+export function checkedSchema(schema: JsonSchema, field: string): void {
+  checkSchemaBounds(schema, field);
+  try {
+    compileSchema(schema);
+  } catch (err) {
+    refuse(field, (err as Error).message.replace(/^schema: /, ''));
+  }
+}
+
 type LlmOptions = { prompt?: unknown; schema?: unknown; systemPrompt?: unknown };
 
 function llmOptions(o: LlmOptions, field: string): Omit<NonNullable<PageExtras['json']>, 'key'> {
@@ -67,6 +83,7 @@ function llmOptions(o: LlmOptions, field: string): Omit<NonNullable<PageExtras['
     refuse(`${field}.systemPrompt`, 'must be a string');
   if (schema !== undefined && typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null))
     refuse(`${field}.schema`, 'must be a JSON Schema object');
+  if (schema !== undefined) checkedSchema(schema as JsonSchema, `${field}.schema`);
   if (prompt === undefined && schema === undefined) refuse(field, 'needs a prompt or a schema');
   return {
     ...(prompt !== undefined ? { prompt: prompt as string } : {}),

@@ -7,7 +7,8 @@ import { parseTargetUrl } from '../lib/target-url.js';
 import type { LlmsTxtResult } from './llmstxt.js';
 import type { WebhookTarget } from './webhooks.js';
 import { webhookOf } from './firecrawl-options.js';
-import { refuse, refuseRetention } from './firecrawl-page-options.js';
+import { checkedSchema, refuse, refuseRetention } from './firecrawl-page-options.js';
+import type { JsonSchema } from '../extract/schema.js';
 
 /** What an extract job stores: the server's LLM is read at run time, so its key is never stored. */
 export interface ExtractJobRequest {
@@ -43,6 +44,7 @@ export function extractRequestOf(
   if (body.urlTrace) refuse('urlTrace', 'URL traces are not supported');
   if (body.showSources) refuse('showSources', 'sources are not reported by this server');
   if (body.prompt === undefined && body.schema === undefined) refuse('prompt', 'give a prompt or a schema');
+  if (body.schema !== undefined) checkedSchema(body.schema as JsonSchema, 'schema');
   if (body.scrapeOptions && Object.keys(body.scrapeOptions).length > 0) {
     refuse('scrapeOptions', 'extract reads pages with the default options on this server');
   }
