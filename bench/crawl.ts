@@ -32,17 +32,31 @@ async function bareFetchLoop(urls: string[]): Promise<number> {
   return performance.now() - started;
 }
 
+/** Reads an answer as a client that keeps nothing: its bytes, and how many pages it holds. */
+async function drain(res: Response): Promise<{ bytes: number; pages: number }> {
+  const reader = res.body!.getReader();
+  const decoder = new TextDecoder();
+  let bytes = 0;
+  let pages = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    bytes += read.value.byteLength;
+    pages += decoder.decode(read.value, { stream: true }).split('"statusCode":').length - 1;
+  }
+  return { bytes, pages };
+}
+
 async function crawlOnce(
   pages: number,
   port: number,
-): Promise<{ ms: number; crawled: number; rssMb: number }> {
+  padBytes = 0,
+): Promise<{ ms: number; crawled: number; rssMb: number; answerMb: number }> {
   // The built service, as it runs in production (no TypeScript loader in the process).
   const service = fork(join(ROOT, 'dist/main.js'), [], {
     execArgv: SERVICE_NODE_FLAGS,
     env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const site = await startCrawlSite({ pages });
+  const site = await startCrawlSite({ pages, padBytes });
   try {
     for (let i = 0; i < 100; i++) {
       try {
@@ -68,30 +82,38 @@ async function crawlOnce(
         formats: ['markdown'],
       }),
     });
-    const json = (await res.json()) as { data: unknown[] };
+    const answer = await drain(res);
     const ms = performance.now() - started;
-    return { ms, crawled: json.data.length, rssMb: peakRssMb(service.pid!) };
+    return { ms, crawled: answer.pages, rssMb: peakRssMb(service.pid!), answerMb: answer.bytes / 1e6 };
   } finally {
     service.kill();
     await site.close();
   }
 }
 
-export async function crawlBench(sizes: number[]): Promise<string[]> {
+/** Crawls of `pages` pages each padded with `padBytes` of text (0: the site's own small pages). */
+export async function crawlBench(sizes: { pages: number; padBytes?: number }[]): Promise<string[]> {
   const lines = [
-    '| pages | service: seconds | service: pages/s | service peak RSS | bare undici loop: seconds | bare: pages/s |',
-    '|---|---|---|---|---|---|',
+    '| pages | page size | answer | service: seconds | service: pages/s | service peak RSS | bare undici loop: seconds | bare: pages/s |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   let port = 3930;
-  for (const pages of sizes) {
-    const run = await crawlOnce(pages, port++);
-    const site = await startCrawlSite({ pages });
+  for (const { pages, padBytes = 0 } of sizes) {
+    const run = await crawlOnce(pages, port++, padBytes);
+    const site = await startCrawlSite({ pages, padBytes });
     const urls = Array.from({ length: pages }, (_, i) => `http://127.0.0.1:${site.port}/gen/${i}`);
     const bareMs = await bareFetchLoop(urls);
     await site.close();
     lines.push(
-      `| ${run.crawled} | ${(run.ms / 1000).toFixed(2)} | ${((run.crawled / run.ms) * 1000).toFixed(0)} | ${run.rssMb.toFixed(0)} MB | ${(bareMs / 1000).toFixed(2)} | ${((pages / bareMs) * 1000).toFixed(0)} |`,
+      `| ${run.crawled} | ${padBytes ? `${padBytes / 1000} KB` : 'small'} | ${run.answerMb.toFixed(0)} MB | ${(run.ms / 1000).toFixed(2)} | ${((run.crawled / run.ms) * 1000).toFixed(0)} | ${run.rssMb.toFixed(0)} MB | ${(bareMs / 1000).toFixed(2)} | ${((pages / bareMs) * 1000).toFixed(0)} |`,
     );
   }
   return lines;
+}
+
+// `tsx bench/crawl.ts 10000 30000`: one row, PAGES pages of PAD bytes (after `npm run build`).
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const [pages = 10000, padBytes = 0] = process.argv.slice(2).map(Number);
+  console.log((await crawlBench([{ pages, padBytes }])).join('\n'));
+  process.exit(0);
 }

@@ -175,9 +175,11 @@ async function main(): Promise<void> {
     );
     lines.push(
       '',
-      `### Crawl, http engine, generated loopback site, useParallel (concurrency ${8}), no politeness delay`,
+      `### Crawl (POST /api/v1/crawl, the answer read as it streams), http engine, generated loopback site, useParallel (concurrency ${8}), no politeness delay`,
       '',
-      ...(await crawlBench(quick ? [1000] : [1000, 10000])),
+      ...(await crawlBench(
+        quick ? [{ pages: 1000 }] : [{ pages: 1000 }, { pages: 10000 }, { pages: 10000, padBytes: 30_000 }],
+      )),
       '',
       '### Crawl as a job (POST /v2/crawl, embedded SQLite store), same site and concurrency; RSS sampled',
       '',
