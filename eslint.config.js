@@ -1,8 +1,35 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** The folders above the pipeline: the job engine, the operations, the surfaces and the composition. */
+const SURFACES = ['http', 'firecrawl', 'interfaces', 'app', 'cli'];
+const ABOVE_PIPELINE = ['jobs', 'operations', ...SURFACES];
+
+/** One rule per folder: the folders it must not import (and no web framework below the surfaces). */
+function layers(forbidden) {
+  return Object.entries(forbidden).map(([files, folders]) => ({
+    files: [files],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            ...folders.map((folder) => ({
+              group: [`**/${folder}/**`],
+              message: `${files} sits below ${folder}/ (docs/architecture.md)`,
+            })),
+            ...(folders.includes('http')
+              ? [{ group: ['fastify', '@fastify/*'], message: 'no web framework below the surfaces' }]
+              : []),
+          ],
+        },
+      ],
+    },
+  }));
+}
+
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.scratch/**', 'src/content/block-model-weights.ts'] },
+  { ignores: ['dist/**', 'node_modules/**', '.scratch/**', 'src/content/main-content/block-model-weights.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -14,22 +41,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', ignoreRestSiblings: true }],
     },
   },
-  {
-    files: [
-      'src/content/**',
-      'src/engines/**',
-      'src/crawl/**',
-      'src/extract/**',
-      'src/search/**',
-      'src/lib/**',
-    ],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: ['**/routes/**', '**/services/**', 'fastify', '@fastify/*'] },
-      ],
-    },
-  },
+  // The layers (docs/architecture.md): each folder imports only the ones below it.
+  ...layers({
+    'src/lib/**': ['content', 'engines', 'crawl', 'extract', 'search', 'pipeline', ...ABOVE_PIPELINE],
+    'src/content/**': ['engines', 'crawl', 'extract', 'search', 'pipeline', ...ABOVE_PIPELINE],
+    'src/{engines,crawl,extract,search}/**': ['pipeline', ...ABOVE_PIPELINE],
+    'src/pipeline/**': ABOVE_PIPELINE,
+    'src/jobs/**': ['operations', ...SURFACES],
+    'src/operations/**': SURFACES,
+    'src/{http,interfaces}/**': ['firecrawl', 'app', 'cli'],
+    'src/firecrawl/**': ['interfaces', 'app', 'cli'],
+  }),
   {
     files: ['src/**'],
     ignores: ['src/config.ts'],

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildContent } from '../src/content/build.js';
-import { decodeHtml } from '../src/content/decode.js';
+import { decodeHtml } from '../src/content/parse/decode.js';
 
 const [set = 'zyte', ...scorerFlags] = process.argv.slice(2);
 const dir = join(import.meta.dirname, '..', '..', 'shared', 'fidelity', set);

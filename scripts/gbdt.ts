@@ -1,7 +1,7 @@
 // Gradient-boosted trees for binary labels (log loss), fitted as the service's block model reads them
-// (src/content/block-model.ts): complete binary trees of fixed depth, split on histogram bins of each feature.
+// (src/content/main-content/block-model.ts): complete binary trees of fixed depth, split on histogram bins of each feature.
 // Small and deterministic: the same corpus and options give the same trees.
-import type { TreeModel } from '../src/content/block-model.js';
+import type { TreeModel } from '../src/content/main-content/block-model.js';
 
 export interface FitOptions {
   trees: number;

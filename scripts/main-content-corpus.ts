@@ -4,14 +4,14 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { FEATURE_COUNT, ruleKept } from '../src/content/block-features.js';
-import { containersOf } from '../src/content/block-context.js';
-import { decodeHtml } from '../src/content/decode.js';
-import { itemTemplates } from '../src/content/item-templates.js';
-import { analysePage } from '../src/content/main-content.js';
-import { detectPageKind } from '../src/content/page-kind.js';
-import type { PageKind } from '../src/content/page-kind.js';
-import { parseHtml } from '../src/content/parse.js';
+import { FEATURE_COUNT, ruleKept } from '../src/content/main-content/block-features.js';
+import { containersOf } from '../src/content/main-content/block-context.js';
+import { decodeHtml } from '../src/content/parse/decode.js';
+import { itemTemplates } from '../src/content/main-content/item-templates.js';
+import { analysePage } from '../src/content/main-content/main-content.js';
+import { detectPageKind } from '../src/content/main-content/page-kind.js';
+import type { PageKind } from '../src/content/main-content/page-kind.js';
+import { parseHtml } from '../src/content/parse/parse.js';
 
 export interface Page {
   id: string;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import os from 'node:os';
-import { DEFAULT_TREE_LIMITS } from './content/parse.js';
+import { DEFAULT_TREE_LIMITS } from './content/parse/parse.js';
 
 /** Typed service configuration, parsed once from the environment at startup (the only reader of env). */
 export interface Config {

@@ -1,4 +1,4 @@
-import { startProcess } from './start.js';
+import { startProcess } from './app/start.js';
 
 // `npm run worker`: works jobs from Redis (REDIS_URL). It answers no API; with METRICS_PORT it serves its
 // own /metrics (and /health) there, so Prometheus can scrape every process of a fleet.

@@ -81,7 +81,7 @@ describe('POST /api/v1/crawl/stream', () => {
 
   test('an internal failure mid-stream reaches the client as "Internal error", never its message', async (t) => {
     const { default: Fastify } = await import('fastify');
-    const { writeEventStream } = await import('../src/routes/event-stream.js');
+    const { writeEventStream } = await import('../src/http/routes/event-stream.js');
     const app = Fastify({ logger: false });
     app.get('/stream', async (_req, reply) => {
       async function* events(): AsyncGenerator<unknown> {

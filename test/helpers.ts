@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 import { loadConfig } from '../src/config.js';
 import { buildContent } from '../src/content/build.js';
 import type { Resolver } from '../src/lib/ssrf-guard.js';
-import { buildApp } from '../src/server.js';
+import { buildApp } from '../src/app/server.js';
 import { startSite } from './fixtures/site.js';
 import type { Site } from './fixtures/site.js';
 

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { markdownOf } from './helpers.js';
-import { repairForParser } from '../src/content/html-repair.js';
-import { findFirst, parseHtml } from '../src/content/parse.js';
+import { repairForParser } from '../src/content/parse/html-repair.js';
+import { parseHtml } from '../src/content/parse/parse.js';
+import { findFirst } from '../src/content/parse/dom.js';
 
 describe('<![CDATA[ in HTML content (WHATWG: a bogus comment up to the next ">")', () => {
   test('a stray marker hides only itself, not the rest of the page', () => {

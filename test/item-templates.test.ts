@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fillTemplates, itemTemplates } from '../src/content/item-templates.js';
-import { analysePage } from '../src/content/main-content.js';
-import { parseHtml } from '../src/content/parse.js';
+import { fillTemplates, itemTemplates } from '../src/content/main-content/item-templates.js';
+import { analysePage } from '../src/content/main-content/main-content.js';
+import { parseHtml } from '../src/content/parse/parse.js';
 
 /** A grid of `n` product cards (a linked title, a price, a feature line), a menu and a footer around it. */
 const grid = (n: number): string => `<html><body>

@@ -1,21 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { CONTEXT_FEATURES, containersOf, contextFeatures } from '../src/content/block-context.js';
-import { FEATURE_COUNT, FEATURE_NAMES, codeAfterProse, ruleKept } from '../src/content/block-features.js';
-import { checkModel, predict } from '../src/content/block-model.js';
-import type { KeepRule, MainContentModel, TreeModel } from '../src/content/block-model.js';
-import { MAIN_CONTENT_MODEL } from '../src/content/block-model-weights.js';
+import {
+  CONTEXT_FEATURES,
+  containersOf,
+  contextFeatures,
+} from '../src/content/main-content/block-context.js';
+import {
+  FEATURE_COUNT,
+  FEATURE_NAMES,
+  codeAfterProse,
+  ruleKept,
+} from '../src/content/main-content/block-features.js';
+import { checkModel, predict } from '../src/content/main-content/block-model.js';
+import type { KeepRule, MainContentModel, TreeModel } from '../src/content/main-content/block-model.js';
+import { MAIN_CONTENT_MODEL } from '../src/content/main-content/block-model-weights.js';
 import {
   MAX_MODEL_BLOCKS,
   analysePage,
   enoughKept,
   keepBlocks,
   pickMainContent,
-} from '../src/content/main-content.js';
-import { toMarkdown } from '../src/content/markdown.js';
-import { parseHtml } from '../src/content/parse.js';
-import type { Element } from '../src/content/parse.js';
-import type { PageKind } from '../src/content/page-kind.js';
+} from '../src/content/main-content/main-content.js';
+import { toMarkdown } from '../src/content/markdown/markdown.js';
+import { parseHtml } from '../src/content/parse/parse.js';
+import type { Element } from '../src/content/parse/dom.js';
+import type { PageKind } from '../src/content/main-content/page-kind.js';
 
 const ARTICLE = `<html><head><title>Rivers</title></head><body>
   <nav><a href="/">Home</a> <a href="/news">News</a> <a href="/about">About</a></nav>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseHtml } from '../src/content/parse.js';
-import { detectPageKind } from '../src/content/page-kind.js';
+import { parseHtml } from '../src/content/parse/parse.js';
+import { detectPageKind } from '../src/content/main-content/page-kind.js';
 
 const kindOf = (html: string, path = '/'): { kind: string; signal: string } =>
   detectPageKind(parseHtml(html), new URL(`https://example.test${path}`));

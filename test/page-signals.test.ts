@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { parseHtml } from '../src/content/parse.js';
-import { pageSignals } from '../src/content/page-signals.js';
+import { parseHtml } from '../src/content/parse/parse.js';
+import { pageSignals } from '../src/content/parse/page-signals.js';
 
 const frameworksOf = (html: string): string[] | null => pageSignals(parseHtml(html)).detectedFrameworks;
 

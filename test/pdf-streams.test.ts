@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { constants, deflateRawSync, deflateSync, inflateSync } from 'node:zlib';
-import { checkPdfStreams } from '../src/content/pdf-streams.js';
-import { pdfToHtml } from '../src/content/pdf.js';
+import { checkPdfStreams } from '../src/content/documents/pdf-size/check.js';
+import { pdfToHtml } from '../src/content/documents/pdf.js';
 import { ContentTooLargeError, UnsupportedContentError } from '../src/errors.js';
 import { encryptedPdf } from './fixtures/encrypted-pdf.js';
 import { type Security, security } from './fixtures/pdf-encryption.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { markdownOf } from './helpers.js';
-import { withoutRepeatedParagraphs } from '../src/content/repeated-paragraphs.js';
+import { withoutRepeatedParagraphs } from '../src/content/main-content/repeated-paragraphs.js';
 
 const count = (text: string, part: string): number => text.split(part).length - 1;
 

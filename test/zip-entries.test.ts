@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ByteBudget } from '../src/content/byte-budget.js';
-import { officeToHtml } from '../src/content/office.js';
-import { unzipCounted } from '../src/content/zip-entries.js';
+import { ByteBudget } from '../src/content/documents/byte-budget.js';
+import { officeToHtml } from '../src/content/documents/office.js';
+import { unzipCounted } from '../src/content/documents/zip-entries.js';
 import { ContentTooLargeError, UnsupportedContentError } from '../src/errors.js';
 import { docx } from './fixtures/office.js';
 import { deflated, lyingDocx, stored, writeZip } from './fixtures/zip-files.js';

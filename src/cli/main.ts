@@ -7,12 +7,12 @@ import { ConfigError, loadCliConfig } from '../config.js';
 import type { Config } from '../config.js';
 import { BadRequestError, toAppError } from '../errors.js';
 import { createMcpServer } from '../interfaces/mcp.js';
-import { CRAWL, OPERATIONS } from '../interfaces/operations.js';
+import { CORE_OPERATIONS, CRAWL } from '../interfaces/operations.js';
 import type { CrawlRequest } from '../interfaces/operations.js';
 import { validate } from '../lib/validate.js';
 import type { CrawlPage } from '../schemas/crawl.js';
-import { buildApp } from '../server.js';
-import type { Services } from '../services/index.js';
+import { buildApp } from '../app/server.js';
+import type { Services } from '../operations/services.js';
 import { bodyFromFlags, isBooleanFlag, splitArgs } from './args.js';
 
 /** Flags of the command line itself, not fields of a request. */
@@ -197,7 +197,7 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
   }
   if (!COMMANDS.includes(command))
     throw new UsageError(`unknown command '${command}' (${COMMANDS.join(', ')})`);
-  const operation = OPERATIONS.find((o) => o.name === command);
+  const operation = CORE_OPERATIONS.find((o) => o.name === command);
   const schema: TSchema | null = command === 'crawl' ? CRAWL.schema : (operation?.schema ?? null);
   const { positionals, flags } = splitArgs(
     argv.slice(1),
@@ -221,7 +221,7 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
     const local = await localServices();
     const transport = new StdioServerTransport();
     transport.onclose = () => void local.close().then(() => process.exit(0));
-    await createMcpServer(local.services, local.config.mcpMaxChars).connect(transport);
+    await createMcpServer(local.services.tools, local.config.mcpMaxChars).connect(transport);
     return -1;
   }
   const body = bodyFromFlags(
@@ -265,7 +265,8 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
   }
   const local = await localServices();
   try {
-    printResult(command, await operation!.run(local.services, input, signal), json);
+    const tool = local.services.tools.find((t) => t.name === command)!;
+    printResult(command, await tool.run(input, signal), json);
   } finally {
     await local.close();
   }

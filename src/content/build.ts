@@ -4,18 +4,19 @@ import { BadRequestError } from '../errors.js';
 import { toCleanHtml } from './html.js';
 import { collectImages } from './images.js';
 import { collectLinks } from './links.js';
-import { pickMainContent } from './main-content.js';
-import { detectPageKind } from './page-kind.js';
-import { withoutRepeatedParagraphs } from './repeated-paragraphs.js';
-import type { PageKind } from './page-kind.js';
-import { toMarkdown } from './markdown.js';
+import { pickMainContent } from './main-content/main-content.js';
+import { detectPageKind } from './main-content/page-kind.js';
+import { withoutRepeatedParagraphs } from './main-content/repeated-paragraphs.js';
+import type { PageKind } from './main-content/page-kind.js';
+import { toMarkdown } from './markdown/markdown.js';
 import { readMetadata } from './metadata.js';
 import type { HeadMetadata } from './metadata.js';
-import { pageSignals } from './page-signals.js';
+import { pageSignals } from './parse/page-signals.js';
 import { paginationLinks } from './pagination.js';
-import type { AnyNode, Document, Element } from './parse.js';
-import { bodyOf, parseHtml } from './parse.js';
-import type { TreeLimits } from './parse.js';
+import type { AnyNode, Document, Element } from './parse/dom.js';
+import { parseHtml } from './parse/parse.js';
+import { bodyOf } from './parse/dom.js';
+import type { TreeLimits } from './parse/parse.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
 
 export interface ContentOptions {

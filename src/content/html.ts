@@ -1,9 +1,9 @@
 import { escapeAttribute, escapeText } from 'entities';
-import type { AnyNode, Element } from './parse.js';
-import { isTag } from './parse.js';
+import type { AnyNode, Element } from './parse/dom.js';
+import { isTag } from './parse/dom.js';
 import { imageSource, isDataUri } from './images.js';
-import { isInvisible } from './visibility.js';
-import { absoluteSrcset, absoluteUrl } from './urls.js';
+import { isInvisible } from './parse/visibility.js';
+import { absoluteSrcset, absoluteUrl } from './parse/urls.js';
 
 export interface CleanHtmlOptions {
   base: URL;

@@ -1,6 +1,6 @@
-import type { AnyNode, Element } from './parse.js';
-import { allElements } from './parse.js';
-import { absoluteUrl } from './urls.js';
+import type { AnyNode, Element } from './parse/dom.js';
+import { allElements } from './parse/dom.js';
+import { absoluteUrl } from './parse/urls.js';
 
 const PLACEHOLDER = /^data:image\/(?:gif|png|svg\+xml)[;,]/i;
 const LAZY_ATTRIBUTES = ['data-src', 'data-lazy-src', 'data-original', 'data-url', 'data-lazy'];

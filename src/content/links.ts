@@ -1,6 +1,6 @@
-import type { AnyNode } from './parse.js';
-import { allElements } from './parse.js';
-import { absoluteUrl } from './urls.js';
+import type { AnyNode } from './parse/dom.js';
+import { allElements } from './parse/dom.js';
+import { absoluteUrl } from './parse/urls.js';
 
 /**
  * Absolute http(s) URLs of every <a href> on the page, first occurrence order, deduplicated.

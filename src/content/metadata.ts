@@ -1,6 +1,6 @@
-import type { Document, Element } from './parse.js';
-import { allElements, findFirst, textOf } from './parse.js';
-import { absoluteUrl } from './urls.js';
+import type { Document, Element } from './parse/dom.js';
+import { allElements, findFirst, textOf } from './parse/dom.js';
+import { absoluteUrl } from './parse/urls.js';
 
 /** What the page says about itself in <head> and <html>. */
 export interface HeadMetadata {

@@ -1,6 +1,6 @@
-import type { AnyNode, Element } from './parse.js';
-import { allElements, textOf } from './parse.js';
-import { absoluteUrl } from './urls.js';
+import type { AnyNode, Element } from './parse/dom.js';
+import { allElements, textOf } from './parse/dom.js';
+import { absoluteUrl } from './parse/urls.js';
 
 const NEXT_TEXT =
   /^(?:next|next page|next »|older|older posts|more results|»|›|>|→|weiter|nächste seite|suivant|page suivante|siguiente|próxima|successivo|volgende|次へ|下一页|下一頁|다음)$/i;

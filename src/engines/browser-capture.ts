@@ -1,5 +1,5 @@
 import type { Frame, Page } from 'playwright-core';
-import { SHADOW_HOST_ATTRIBUTE } from '../content/shadow-roots.js';
+import { SHADOW_HOST_ATTRIBUTE } from '../content/parse/shadow-roots.js';
 
 /**
  * What the content pipeline sees of a rendered page: the live DOM, with what `page.content()` leaves out

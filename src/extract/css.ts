@@ -1,7 +1,7 @@
 import { selectAll } from 'css-select';
 import { BadRequestError } from '../errors.js';
-import type { AnyNode, Element } from '../content/parse.js';
-import { textOf } from '../content/parse.js';
+import type { AnyNode, Element } from '../content/parse/dom.js';
+import { textOf } from '../content/parse/dom.js';
 
 type FieldSchema = { type?: unknown; items?: unknown };
 

@@ -3,8 +3,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toAppError } from '../errors.js';
 import { validate } from '../lib/validate.js';
-import type { Services } from '../services/index.js';
-import { OPERATIONS } from './operations.js';
+import type { Tool } from '../operations/services.js';
 
 /** A result longer than `max` characters is cut, with a note on how to ask for less or page through it. */
 export function withinBudget(text: string, max: number): string {
@@ -16,13 +15,13 @@ export function withinBudget(text: string, max: number): string {
 }
 
 /**
- * The MCP server: one tool per operation (OPERATIONS), with the HTTP routes' schemas as input schemas and the
- * same services behind them. A failure is a tool error (`isError`) carrying the service's code and message,
+ * The MCP server: one tool per operation (the services' tools), with the HTTP routes' schemas as input schemas
+ * and the same services behind them. A failure is a tool error (`isError`) carrying the service's code and message,
  * never a protocol error, so an agent reads it and can correct its call.
  */
-export function createMcpServer(services: Services, maxChars: number): Server {
+export function createMcpServer(operations: Tool[], maxChars: number): Server {
   const server = new Server({ name: 'pagewright', version: '0.1.0' }, { capabilities: { tools: {} } });
-  const tools = OPERATIONS.map((o) => ({
+  const tools = operations.map((o) => ({
     name: o.name,
     description: o.description,
     // TypeBox schemas are JSON Schema; the round trip drops TypeBox's own symbols.
@@ -30,13 +29,13 @@ export function createMcpServer(services: Services, maxChars: number): Server {
   }));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
-    const operation = OPERATIONS.find((o) => o.name === request.params.name);
+    const operation = operations.find((o) => o.name === request.params.name);
     if (!operation) {
       return { isError: true, content: [{ type: 'text', text: `Unknown tool '${request.params.name}'` }] };
     }
     try {
       const input = validate<never>(operation.schema, structuredClone(request.params.arguments ?? {}));
-      const result = await operation.run(services, input, extra.signal);
+      const result = await operation.run(input, extra.signal);
       return { content: [{ type: 'text', text: withinBudget(JSON.stringify(result, null, 2), maxChars) }] };
     } catch (err) {
       const e = toAppError(err);

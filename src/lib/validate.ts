@@ -1,9 +1,9 @@
 import Ajv from 'ajv';
 import type { TSchema } from 'typebox';
 import { BadRequestError } from '../errors.js';
-import { describeValidation } from '../error-handler.js';
+import { describeValidation } from './validation-message.js';
 
-// The HTTP routes' options (server.ts): unknown fields and wrong types are errors, defaults fill in.
+// The HTTP routes' options (app/server.ts): unknown fields and wrong types are errors, defaults fill in.
 const ajv = new Ajv.default({
   removeAdditional: false,
   coerceTypes: false,

@@ -4,12 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { MemoryFrontier } from '../../src/crawl/memory-frontier.js';
-import { MemoryJobStore } from '../../src/jobs/memory-job-store.js';
-import { SqliteFrontier } from '../../src/jobs/sqlite-frontier.js';
-import { SqliteJobStore } from '../../src/jobs/sqlite-job-store.js';
-import { SqliteDb } from '../../src/jobs/sqlite.js';
-import { MemoryPageStore } from '../../src/jobs/page-store.js';
-import { SqlitePageStore } from '../../src/jobs/sqlite-page-store.js';
+import { MemoryJobStore } from '../../src/jobs/stores/memory-job-store.js';
+import { SqliteFrontier } from '../../src/jobs/stores/sqlite-frontier.js';
+import { SqliteJobStore } from '../../src/jobs/stores/sqlite-job-store.js';
+import { SqliteDb } from '../../src/jobs/stores/sqlite.js';
+import { MemoryPageStore } from '../../src/jobs/stores/page-store.js';
+import { SqlitePageStore } from '../../src/jobs/stores/sqlite-page-store.js';
 import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
 
 const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));

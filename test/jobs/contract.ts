@@ -1,10 +1,10 @@
-import type { PageStore } from '../../src/jobs/page-store.js';
+import type { PageStore } from '../../src/jobs/stores/page-store.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import type { Frontier } from '../../src/crawl/frontier.js';
 import { isFinished } from '../../src/crawl/frontier.js';
-import type { JobStore } from '../../src/jobs/job-store.js';
+import type { JobStore } from '../../src/jobs/stores/job-store.js';
 
 /** An adapter under test; `reopen` simulates a crash and restart (absent for in-memory adapters). */
 export interface StoreHarness {

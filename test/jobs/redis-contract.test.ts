@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { RedisBudget } from '../../src/jobs/redis-crawl-state.js';
-import { RedisFrontier } from '../../src/jobs/redis-frontier.js';
-import { RedisPageStore } from '../../src/jobs/redis-page-store.js';
-import { RedisJobStore } from '../../src/jobs/redis-job-store.js';
+import { RedisBudget } from '../../src/jobs/stores/redis-crawl-state.js';
+import { RedisFrontier } from '../../src/jobs/stores/redis-frontier.js';
+import { RedisPageStore } from '../../src/jobs/stores/redis-page-store.js';
+import { RedisJobStore } from '../../src/jobs/stores/redis-job-store.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
 import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';

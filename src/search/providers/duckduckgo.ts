@@ -1,6 +1,7 @@
 import { selectAll, selectOne } from 'css-select';
-import type { AnyNode, Element } from '../../content/parse.js';
-import { parseHtml, textOf } from '../../content/parse.js';
+import type { AnyNode, Element } from '../../content/parse/dom.js';
+import { parseHtml } from '../../content/parse/parse.js';
+import { textOf } from '../../content/parse/dom.js';
 import type { Deadline } from '../../lib/deadline.js';
 import { getFromProvider } from '../provider-http.js';
 import { SearchProviderError } from '../types.js';

@@ -1,0 +1,210 @@
+import type { Config } from '../config.js';
+import type { FetchResource } from '../crawl/fetch-port.js';
+import { BrowserEngine } from '../engines/browser.js';
+import { HttpEngine } from '../engines/http.js';
+import { LlmClient } from '../extract/llm.js';
+import type { FirecrawlDeps } from '../firecrawl/deps.js';
+import { extraFieldsWriter } from '../firecrawl/extra-fields.js';
+import { SIGNATURE_HEADER, firecrawlJobPorts } from '../firecrawl/job-ports.js';
+import { FIRECRAWL_OPERATIONS } from '../firecrawl/operations.js';
+import { CORE_OPERATIONS } from '../interfaces/operations.js';
+import type { CrawlDeps } from '../jobs/crawl-run.js';
+import { createJobManager, openJobStores } from '../jobs/job-engine.js';
+import { Gate } from '../lib/gate.js';
+import type { Logger } from '../lib/logger.js';
+import { Metrics } from '../lib/metrics.js';
+import type { Resolver } from '../lib/ssrf-guard.js';
+import { systemResolver } from '../lib/ssrf-guard.js';
+import { crawlSite } from '../operations/crawl.js';
+import { extractBatch } from '../operations/extract.js';
+import { generateLlmsTxt } from '../operations/llmstxt.js';
+import { mapSite } from '../operations/map.js';
+import { parseFile } from '../operations/parse.js';
+import { scrapePage } from '../operations/scrape.js';
+import { searchPages, searchWeb } from '../operations/search.js';
+import { bindTools } from '../operations/services.js';
+import type { Services } from '../operations/services.js';
+import { ContentPool } from '../pipeline/content-pool.js';
+import { selectProvider } from '../search/select-provider.js';
+
+export interface AppDeps {
+  config: Config;
+  /** DNS resolution used by the SSRF guard; tests inject one that maps names to loopback. */
+  resolver?: Resolver;
+  /** Address policy of the SSRF guard (default: isBlockedAddress). */
+  isBlockedAddress?: (address: string) => boolean;
+  /** Logger options for Fastify (pino); false silences it (tests). */
+  logger?: boolean | { level: string; stream?: { write(line: string): void } };
+}
+
+/** Everything built once: the operations every surface calls, and what Firecrawl's surface adds to them. */
+export interface Composition {
+  services: Services;
+  firecrawl: FirecrawlDeps;
+}
+
+/** A crawl holds its gate slot from its first event until the stream ends. */
+async function* gatedStream<T>(
+  gate: Gate,
+  events: AsyncGenerator<T>,
+  signal: AbortSignal,
+): AsyncGenerator<T> {
+  await gate.enter(signal);
+  try {
+    yield* events;
+  } finally {
+    gate.leave();
+  }
+}
+
+/**
+ * Builds the engines, the content pool, the job engine and the operations once, in order: the job stores first
+ * (the page store is Firecrawl's cache), then the ports Firecrawl's jobs give the engine, then the manager.
+ */
+export function compose(deps: AppDeps, log: Logger): Composition {
+  const { config } = deps;
+  const guard = {
+    allowPrivateNetworks: config.allowPrivateNetworks,
+    resolver: deps.resolver ?? systemResolver,
+    isBlocked: deps.isBlockedAddress,
+  };
+  const llm = new LlmClient(guard);
+  const metrics = new Metrics();
+  const http = new HttpEngine({
+    ...guard,
+    maxResponseBytes: config.maxResponseBytes,
+    maxDecompressedBytes: config.maxDecompressedBytes,
+    maxRedirects: config.maxRedirects,
+    userAgent: config.userAgent,
+  });
+  const content = new ContentPool({
+    threads: config.contentWorkers,
+    maxHeapMb: config.contentWorkerHeapMb,
+    graceMs: config.contentTaskGraceMs,
+    maxDocumentPages: config.maxDocumentPages,
+    maxDocumentBytes: config.maxDocumentBytes,
+    log,
+    metrics,
+  });
+  const provider = selectProvider(config.search, (html, base, deadline) =>
+    content.searchResults(html, base, deadline),
+  );
+  const fetchResource: FetchResource = async (url, deadline) => {
+    const page = await http.fetchPage({ url, headers: {}, skipTlsVerification: false }, deadline);
+    return { url: page.url, status: page.status, body: page.body, contentType: page.headers['content-type'] };
+  };
+  const browser = BrowserEngine.available(config.chromiumPath)
+    ? new BrowserEngine({
+        ...guard,
+        executablePath: config.chromiumPath,
+        maxPages: config.browserMaxPages,
+        userAgent: config.userAgent,
+        maxHtmlChars: config.maxResponseBytes,
+        log,
+      })
+    : null;
+  const crawlDeps: CrawlDeps = {
+    http,
+    browser,
+    content,
+    fetchResource,
+    log,
+    treeLimits: { maxDepth: config.maxHtmlDepth, maxNodes: config.maxHtmlNodes },
+    metrics,
+    settings: {
+      minDelayMs: config.crawlMinDelayMs,
+      maxDelayMs: config.crawlMaxDelayMs,
+      concurrency: config.crawlConcurrency,
+      hostConcurrency: config.crawlHostConcurrency,
+      maxPages: config.crawlMaxPages,
+      robotsAgent: 'Pagewright',
+    },
+  };
+  const gate = (name: string, max: number): Gate => new Gate(name, max, config.maxQueuedRequests);
+  const gates = {
+    scrape: gate('scrape', config.maxConcurrentRequests),
+    map: gate('map', config.maxConcurrentRequests),
+    search: gate('search', config.maxConcurrentRequests),
+    extract: gate('extract', config.maxConcurrentRequests),
+    crawl: gate('crawl', config.maxConcurrentCrawls),
+  };
+  const extractDeps = {
+    ...crawlDeps,
+    llm,
+    concurrency: config.extractConcurrency,
+    llmMaxInputChars: config.llmMaxInputChars,
+  };
+  const pageLlm = config.llm
+    ? {
+        llm,
+        endpoint: { baseUrl: config.llm.baseUrl, apiKey: config.llm.apiKey, model: config.llm.model },
+        maxInputChars: config.llmMaxInputChars,
+        log,
+      }
+    : null;
+  const stores = openJobStores(config, log);
+  const extraFields = extraFieldsWriter(pageLlm, stores.pages);
+  const jobs = createJobManager(config, stores, {
+    crawl: crawlDeps,
+    guard,
+    log,
+    metrics,
+    signatureHeader: SIGNATURE_HEADER,
+    // Jobs are bounded by MAX_RUNNING_JOBS; the request gates' queue limits are for callers awaiting a reply.
+    ...firecrawlJobPorts(extraFields, config.llm, {
+      extract: (body, signal) => extractBatch(body, signal, extractDeps),
+      llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
+    }),
+  });
+  metrics.watch({
+    browser: () => browser?.stats() ?? null,
+    content: () => content.stats(),
+    queue: () => jobs.queueStatus(),
+    jobsRunning: async () => (await jobs.active()).length,
+  });
+  const searchDeps = { ...crawlDeps, provider };
+  const services: Services = {
+    metrics,
+    jobs,
+    tools: [],
+    health: stores.health,
+    parse: (file, options, deadline) =>
+      gates.scrape.run(
+        () => parseFile(file, options, deadline, { content, maxBytes: config.maxResponseBytes }),
+        deadline.signal,
+      ),
+    scrape: (body, deadline) =>
+      gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
+    crawl: (body, signal) =>
+      gatedStream(gates.crawl, crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null), signal),
+    map: (body, deadline) =>
+      gates.map.run(
+        async () => (await mapSite(body, deadline, crawlDeps)).map((link) => link.url),
+        deadline.signal,
+      ),
+    mapLinks: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
+    extract: (body, signal) => gates.extract.run(() => extractBatch(body, signal, extractDeps), signal),
+    search: (body, signal) => gates.search.run(() => searchWeb(body, signal, searchDeps), signal),
+    searchPages: (query, limit, page, signal) =>
+      gates.search.run(() => searchPages(query, limit, page, signal, searchDeps), signal),
+    llmstxt: (body, signal) =>
+      gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
+    browserStats: () => browser?.stats() ?? null,
+    contentStats: () => content.stats(),
+    close: async () => {
+      await jobs.close();
+      await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
+    },
+  };
+  const firecrawl: FirecrawlDeps = {
+    services,
+    settings: crawlDeps.settings,
+    capabilities: { browser: browser !== null, llm: pageLlm !== null },
+    serverLlm: config.llm,
+    pages: stores.pages,
+    extraFields,
+    log,
+  };
+  services.tools.push(...bindTools(CORE_OPERATIONS, services), ...bindTools(FIRECRAWL_OPERATIONS, firecrawl));
+  return { services, firecrawl };
+}

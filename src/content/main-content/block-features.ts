@@ -1,0 +1,449 @@
+import type { Element } from '../parse/dom.js';
+import { isTag, parentElement } from '../parse/dom.js';
+import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { NEVER_CONTENT, isConcealed, isDialog } from '../parse/visibility.js';
+import { keyOf, runsOfAlike } from './sibling-runs.js';
+import { ownTextOf, shares } from './block-text.js';
+import type { Stats } from './block-stats.js';
+import {
+  BOILERPLATE_ROLES,
+  BOILERPLATE_TAGS,
+  NEGATIVE,
+  POSITIVE,
+  STRONG_NEGATIVE,
+  classAndId,
+  linkDensity,
+} from './block-stats.js';
+import { PAGE_KINDS } from './page-kind.js';
+import type { PageKind } from './page-kind.js';
+
+/**
+ * A block is an element that starts a block of text and has text of its own (its direct text and inline
+ * children): a paragraph, a list item, a table cell, a heading, a div holding a line. Its features describe
+ * the block, its ancestors (text share, link density, class and tag signals, repeated siblings), the page
+ * (kind, size) and what the main-content rules decided about it, so a model can keep the rules' choice
+ * where it holds and learn where a kind of page means something else by "main".
+ */
+export interface BlockRows {
+  elements: Element[];
+  /** `elements.length` rows of FEATURE_COUNT values. */
+  features: Float32Array;
+  /** Each block's own text, when asked for (training reads it; inference does not). */
+  texts?: string[];
+}
+
+/**
+ * The page's visible blocks, and apart from them the blocks inside concealed elements (visibility.ts), each
+ * with features computed as if its hidden subtree were shown: the visible blocks' features are the same
+ * whether or not a page hides anything, and the model may still reveal what the author collapsed.
+ */
+export interface Blocks extends BlockRows {
+  concealed: BlockRows;
+}
+
+/** What the rules chose: the roots rendered and the elements left out inside them. */
+export interface RuleChoice {
+  roots: Set<Element>;
+  skip: (el: Element) => boolean;
+}
+
+/** Class/id word families, each a feature of how near the block's nearest ancestor with one of them is. */
+const FAMILIES = {
+  product:
+    /(^|[\s_-])(product|price|sku|offer|cart|buy|specs?|specifications?|details?|description|features?|attributes?)([\s_-]|$)/i,
+  item: /(^|[\s_-])(item|items|card|cards|tile|result|results|listing|grid|teaser|entry|entries|row)([\s_-]|$)/i,
+  title: /(^|[\s_-])(title|headline|heading|name)([\s_-]|$)/i,
+  meta: /(^|[\s_-])(date|time|author|byline|tags?|category|categories|meta|info|stats?)([\s_-]|$)/i,
+  nav: /(^|[\s_-])(nav|navbar|menu|breadcrumbs?|header|masthead|topbar|toolbar|tabs?)([\s_-]|$)/i,
+  foot: /(^|[\s_-])(footer|foot|bottom|copyright|legal|sitemap)([\s_-]|$)/i,
+  body: /(^|[\s_-])(content|body|main|article|text|prose|story|container)([\s_-]|$)/i,
+} as const;
+
+/** Features of the blocks just before and after, copied onto each block's row. */
+const NEIGHBOUR_FEATURES = ['logOwnText', 'ownLinkDensity', 'ruleKept', 'isHeading'] as const;
+
+export const FEATURE_NAMES = [
+  'logOwnText',
+  'ownLinkDensity',
+  'commasPer100',
+  'isP',
+  'isLi',
+  'isCell',
+  'isHeading',
+  'isH1',
+  'isPre',
+  'isDefinition',
+  'isDivLike',
+  'depth',
+  'position',
+  'digitShare',
+  'hasPrice',
+  'endsSentence',
+  'inBoilerplateTag',
+  'inHeader',
+  'inFooter',
+  'inMainOrArticle',
+  'negativeClassNear',
+  'strongNegativeNear',
+  'positiveClassNear',
+  'inRuleRoots',
+  'ruleSkipped',
+  'parentShare',
+  'parentLinkDensity',
+  'grandparentShare',
+  'grandparentLinkDensity',
+  'greatShare',
+  'greatLinkDensity',
+  'repeatedSelf',
+  'repeatedParent',
+  ...PAGE_KINDS.map((k) => `kind_${k}`),
+  'logPageText',
+  'pageLinkDensity',
+  'ruleShare',
+  'inForm',
+  'inTable',
+  'inList',
+  'headingLevel',
+  'allLink',
+  'nearItemprop',
+  'postLikeNear',
+  'afterFirstH1',
+  'uppercaseShare',
+  'groupShare',
+  'groupCount',
+  'groupLinkDensity',
+  'groupNear',
+  ...Object.keys(FAMILIES).map((f) => `${f}Near`),
+  ...NEIGHBOUR_FEATURES.flatMap((n) => [`prev_${n}`, `next_${n}`]),
+  'sameParentPrev',
+  'sameParentNext',
+] as const;
+export const FEATURE_COUNT = FEATURE_NAMES.length;
+
+const POST_LIKE = /(^|[\s_-])(comments?|reply|replies|post|posts|message|answer|review|reviews)([\s_-]|$)/i;
+const PRICE = /[$€£¥₹]\s?\d|\d\s?[$€£¥₹]|\b(?:USD|EUR|GBP)\b/;
+const HEADING_LEVEL: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6: 6 };
+const DIV_LIKE = new Set([
+  'div',
+  'section',
+  'article',
+  'main',
+  'span',
+  'center',
+  'header',
+  'footer',
+  'aside',
+]);
+
+interface Context {
+  depth: number;
+  boiler: boolean;
+  header: boolean;
+  footer: boolean;
+  main: boolean;
+  /**
+   * Depth of the nearest ancestor-or-self with the signal, -1 when none: a block at depth d reads it as
+   * 1 / (levels up + 1). Kept as depths so that an element without class or id shares its parent's values.
+   */
+  negative: number;
+  strong: number;
+  positive: number;
+  postLike: number;
+  itemprop: number;
+  families: readonly number[];
+  inRoots: boolean;
+  skipped: boolean;
+  form: boolean;
+  table: boolean;
+  list: boolean;
+  /** Inside an element its author hid (isConcealed): its blocks go to `Blocks.concealed`. */
+  concealed: boolean;
+  /** Inside a dialog (role dialog or alertdialog, aria-modal). */
+  dialog: boolean;
+  /** log(1 + this element's siblings of its tag and class), and the same for its parent. */
+  repeats: number;
+  parentRepeats: number;
+  /** The nearest ancestor that is one of a run of siblings alike (tag and class): cards, posts, menu items. */
+  group: { share: number; count: number; density: number; at: number };
+}
+
+const FAMILY_PATTERNS = Object.values(FAMILIES);
+const NO_GROUP = { share: 0, count: 0, density: 0, at: -1 };
+const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
+
+/** 1 for a signal on the block itself (`at` = its depth), 1/2 on its parent..., 0 for none (-1). */
+const nearness = (depth: number, at: number): number => (at < 0 ? 0 : 1 / (depth - at + 1));
+
+const SENTENCE_END = /[.!?:;。！？]["')\]]?$/;
+
+/** Which class/id patterns a class-and-id string matches, as bits: tested once per distinct string. */
+const SIGNAL_NEGATIVE = 1;
+const SIGNAL_STRONG = 2;
+const SIGNAL_POSITIVE = 4;
+const SIGNAL_POST_LIKE = 8;
+const FAMILY_SHIFT = 4;
+
+function classSignals(names: string): number {
+  let bits = 0;
+  if (NEGATIVE.test(names)) bits |= SIGNAL_NEGATIVE;
+  if (STRONG_NEGATIVE.test(names)) bits |= SIGNAL_STRONG;
+  if (POSITIVE.test(names)) bits |= SIGNAL_POSITIVE;
+  if (POST_LIKE.test(names)) bits |= SIGNAL_POST_LIKE;
+  FAMILY_PATTERNS.forEach((pattern, i) => {
+    if (pattern.test(names)) bits |= 1 << (FAMILY_SHIFT + i);
+  });
+  return bits;
+}
+
+/** Every block of the page under `body` with its features, in document order. One pass; linear. */
+export function blockFeatures(
+  body: Element,
+  stats: Map<Element, Stats>,
+  kind: PageKind,
+  rules: RuleChoice,
+  withTexts = false,
+): Blocks {
+  const pageStats = stats.get(body);
+  const pageText = Math.max(1, pageStats?.text ?? 0);
+  let ruleText = 0;
+  for (const root of rules.roots) ruleText += stats.get(root)?.text ?? 0;
+  const shown = new RowBuffer();
+  const hidden = new RowBuffer();
+  let seen = 0;
+  let afterH1 = false;
+  const share = (el: Element | null): number => (el ? (stats.get(el)?.text ?? 0) / pageText : 0);
+  const density = (el: Element | null): number => (el ? linkDensity(stats.get(el)) : 0);
+
+  const kindAt = PAGE_KINDS.indexOf(kind);
+  const pageLogText = Math.log1p(pageText);
+  const pageLinkDensity = linkDensity(pageStats);
+
+  const emit = (el: Element, s: Stats, c: Context): void => {
+    const own = ownTextOf(el);
+    const [digits, upper] = shares(own);
+    const parent = parentElement(el);
+    const grand = parent && parentElement(parent);
+    const great = grand && parentElement(grand);
+    const name = el.name;
+    const level = HEADING_LEVEL[name] ?? 0;
+    if (name === 'h1' && !c.concealed) afterH1 = true;
+    const into = c.concealed ? hidden : shown;
+    into.elements.push(el);
+    if (withTexts) into.texts.push(own);
+    // One row, written in FEATURE_NAMES order; 1 / (levels up + 1) for the "near" signals (nearness).
+    const row = into.grow();
+    let k = into.used;
+    row[k++] = Math.log1p(s.ownText);
+    row[k++] = s.ownText > 0 ? s.ownLinkText / s.ownText : 0;
+    row[k++] = s.ownText > 0 ? (100 * s.ownCommas) / s.ownText : 0;
+    row[k++] = +(name === 'p');
+    row[k++] = +(name === 'li');
+    row[k++] = +(name === 'td' || name === 'th');
+    row[k++] = +(level > 0);
+    row[k++] = +(name === 'h1');
+    row[k++] = +(name === 'pre');
+    row[k++] = +(name === 'dd' || name === 'dt');
+    row[k++] = +DIV_LIKE.has(name);
+    row[k++] = Math.min(c.depth, 60);
+    row[k++] = seen / pageText;
+    row[k++] = digits;
+    row[k++] = +PRICE.test(own);
+    row[k++] = +SENTENCE_END.test(own);
+    row[k++] = +c.boiler;
+    row[k++] = +c.header;
+    row[k++] = +c.footer;
+    row[k++] = +c.main;
+    row[k++] = nearness(c.depth, c.negative);
+    row[k++] = nearness(c.depth, c.strong);
+    row[k++] = nearness(c.depth, c.positive);
+    row[k++] = +c.inRoots;
+    row[k++] = +c.skipped;
+    row[k++] = share(parent);
+    row[k++] = density(parent);
+    row[k++] = share(grand);
+    row[k++] = density(grand);
+    row[k++] = share(great);
+    row[k++] = density(great);
+    row[k++] = c.repeats;
+    row[k++] = c.parentRepeats;
+    for (let i = 0; i < PAGE_KINDS.length; i++) row[k++] = +(i === kindAt);
+    row[k++] = pageLogText;
+    row[k++] = pageLinkDensity;
+    row[k++] = ruleText / pageText;
+    row[k++] = +c.form;
+    row[k++] = +c.table;
+    row[k++] = +c.list;
+    row[k++] = level;
+    row[k++] = +(s.ownText > 0 && s.ownLinkText >= s.ownText);
+    row[k++] = nearness(c.depth, c.itemprop);
+    row[k++] = nearness(c.depth, c.postLike);
+    row[k++] = +afterH1;
+    row[k++] = upper;
+    row[k++] = c.group.share;
+    row[k++] = Math.log1p(c.group.count);
+    row[k++] = c.group.density;
+    row[k++] = nearness(c.depth, c.group.at);
+    for (const at of c.families) row[k++] = nearness(c.depth, at);
+    // The neighbour slots stay 0 here: fillNeighbours writes them once every row is known.
+    into.used += FEATURE_COUNT;
+    if (!c.concealed) seen += s.ownText;
+  };
+
+  const signals = new Map<string, number>();
+  const visit = (el: Element, c: Context): void => {
+    const s = stats.get(el);
+    if (!s || s.text === 0) return;
+    if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
+    const groups = runsOfAlike(el, stats);
+    for (const child of el.children) {
+      if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
+      const concealed = c.concealed || isConcealed(child);
+      const dialog = c.dialog || isDialog(child);
+      // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says;
+      // and a concealed element not measured (analysePage's `concealed`) was not asked for.
+      if (concealed && (dialog || !stats.has(child))) continue;
+      // Most elements have no class or id: their signals are their ancestors', a level further.
+      const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
+      let found = 0;
+      if (names) {
+        const known = signals.get(names);
+        if (known === undefined) signals.set(names, (found = classSignals(names)));
+        else found = known;
+      }
+      const depth = c.depth + 1;
+      const role = child.attribs.role ?? '';
+      const inRoots = c.inRoots || rules.roots.has(child);
+      const run = groups.get(keyOf(child))!; // every child element is counted
+      visit(child, {
+        depth,
+        repeats: Math.log1p(run.all - 1),
+        parentRepeats: c.repeats,
+        boiler: c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role),
+        header: c.header || child.name === 'header' || role === 'banner',
+        footer: c.footer || child.name === 'footer' || role === 'contentinfo',
+        main: c.main || child.name === 'main' || child.name === 'article' || role === 'main',
+        negative: found & SIGNAL_NEGATIVE ? depth : c.negative,
+        strong: found & SIGNAL_STRONG ? depth : c.strong,
+        positive: found & SIGNAL_POSITIVE ? depth : c.positive,
+        postLike: found & SIGNAL_POST_LIKE ? depth : c.postLike,
+        itemprop: 'itemprop' in child.attribs ? depth : c.itemprop,
+        families:
+          found >> FAMILY_SHIFT
+            ? c.families.map((at, i) => (found & (1 << (FAMILY_SHIFT + i)) ? depth : at))
+            : c.families,
+        inRoots,
+        // The rules never render a concealed element: the model alone may reveal it.
+        skipped: concealed || c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child)),
+        form: c.form || child.name === 'form',
+        table: c.table || child.name === 'table',
+        list: c.list || child.name === 'ul' || child.name === 'ol',
+        concealed,
+        dialog,
+        group:
+          run.count >= 2
+            ? {
+                share: run.text / pageText,
+                count: run.count,
+                density: run.linkText / Math.max(1, run.text),
+                at: depth,
+              }
+            : c.group,
+      });
+    }
+  };
+  const bodyParent = parentElement(body);
+  visit(body, {
+    depth: 0,
+    repeats: bodyParent ? Math.log1p(runsOfAlike(bodyParent, stats).get(keyOf(body))!.all - 1) : 0,
+    parentRepeats: 0,
+    boiler: false,
+    header: false,
+    footer: false,
+    main: false,
+    negative: -1,
+    strong: -1,
+    positive: -1,
+    postLike: -1,
+    itemprop: -1,
+    families: NO_FAMILIES,
+    inRoots: rules.roots.has(body),
+    skipped: false,
+    form: false,
+    table: false,
+    list: false,
+    concealed: false,
+    dialog: false,
+    group: NO_GROUP,
+  });
+  return { ...shown.finish(withTexts), concealed: hidden.finish(withTexts) };
+}
+
+/** Rows of features written in place, grown by doubling. */
+class RowBuffer {
+  readonly elements: Element[] = [];
+  readonly texts: string[] = [];
+  rows = new Float32Array(0);
+  used = 0;
+
+  /** The buffer, with room for one more row at `used`. */
+  grow(): Float32Array {
+    if (this.used + FEATURE_COUNT > this.rows.length) {
+      const grown = new Float32Array(Math.max(64 * FEATURE_COUNT, this.rows.length * 2));
+      grown.set(this.rows);
+      this.rows = grown;
+    }
+    return this.rows;
+  }
+
+  finish(withTexts: boolean): BlockRows {
+    const features = this.rows.slice(0, this.used);
+    fillNeighbours(this.elements, features);
+    return { elements: this.elements, features, texts: withTexts ? this.texts : undefined };
+  }
+}
+
+/** The last slots of a row: each neighbour feature before and after, then the two same-parent flags. */
+const NEIGHBOUR_SLOTS = NEIGHBOUR_FEATURES.length * 2 + 2;
+const INDEX = Object.fromEntries(FEATURE_NAMES.map((n, i) => [n, i])) as Record<string, number>;
+const NEIGHBOUR_FROM = NEIGHBOUR_FEATURES.map((n) => (n === 'ruleKept' ? -1 : INDEX[n]!));
+
+/** Whether the rules keep block `row`: inside their roots and not left out. */
+export const ruleKept = (blocks: Pick<Blocks, 'features'>, row: number): boolean =>
+  blocks.features[row * FEATURE_COUNT + INDEX.inRuleRoots!] === 1 &&
+  blocks.features[row * FEATURE_COUNT + INDEX.ruleSkipped!] === 0;
+
+/**
+ * On forum pages, the blocks that are code (pre) right after another block of the same parent: a post's
+ * snippet, which keepBlocks keeps with the post. Elsewhere the truths disagree about code (WCXB keeps an
+ * article's listings on some blogs and drops them on others; docs repeat code under each language's tab).
+ */
+export function codeAfterProse(kind: PageKind, features: Float32Array): Uint8Array | undefined {
+  if (kind !== 'forum') return undefined;
+  const rows = features.length / FEATURE_COUNT;
+  return Uint8Array.from(
+    { length: rows },
+    (_, r) =>
+      +(
+        features[r * FEATURE_COUNT + INDEX.isPre!] === 1 &&
+        features[r * FEATURE_COUNT + INDEX.sameParentPrev!] === 1
+      ),
+  );
+}
+
+/** Copies each block's neighbours' features onto its row (the slots emit left at the end of the row). */
+function fillNeighbours(elements: Element[], features: Float32Array): void {
+  const n = elements.length;
+  const slots = FEATURE_COUNT - NEIGHBOUR_SLOTS;
+  const value = (row: number, from: number): number =>
+    from === -1 ? +ruleKept({ features }, row) : features[row * FEATURE_COUNT + from]!;
+  for (let r = 0; r < n; r++) {
+    const at = r * FEATURE_COUNT + slots;
+    NEIGHBOUR_FROM.forEach((from, j) => {
+      features[at + 2 * j] = r > 0 ? value(r - 1, from) : 0;
+      features[at + 2 * j + 1] = r + 1 < n ? value(r + 1, from) : 0;
+    });
+    const parent = elements[r]!.parent;
+    features[at + 2 * NEIGHBOUR_FROM.length] = +(r > 0 && elements[r - 1]!.parent === parent);
+    features[at + 2 * NEIGHBOUR_FROM.length + 1] = +(r + 1 < n && elements[r + 1]!.parent === parent);
+  }
+}

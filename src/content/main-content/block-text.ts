@@ -1,0 +1,43 @@
+import type { AnyNode, Element } from '../parse/dom.js';
+import { isTag } from '../parse/dom.js';
+import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { isInvisible } from '../parse/visibility.js';
+
+/** The block's own text: direct text and inline descendants (training labels read it). */
+export function ownTextOf(el: Element): string {
+  const parts: string[] = [];
+  for (const child of el.children) collectOwnText(child, parts);
+  return parts.join('').replace(/\s+/g, ' ').trim();
+}
+
+function collectOwnText(node: AnyNode, parts: string[]): void {
+  if (node.type === 'text') parts.push(node.data);
+  else if (isTag(node) && !isInvisible(node) && !BLOCK_ELEMENTS.has(node.name))
+    for (const child of node.children) collectOwnText(child, parts);
+}
+
+/** Characters of a string that are digits / upper-case letters, for short own texts only (bounded). */
+export function shares(text: string): [number, number] {
+  const length = Math.min(text.length, 400);
+  let digits = 0;
+  let upper = 0;
+  let letters = 0;
+  for (let i = 0; i < length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) digits++;
+    else if (code >= 65 && code <= 90) {
+      letters++;
+      upper++;
+    } else if (code >= 97 && code <= 122) letters++;
+    else if (code > 127) {
+      // Any script with case (Latin, Greek, Cyrillic...): a letter whose lower and upper forms differ.
+      const c = text[i]!;
+      const lower = c.toLowerCase();
+      if (lower !== c.toUpperCase()) {
+        letters++;
+        if (c !== lower) upper++;
+      }
+    }
+  }
+  return [length > 0 ? digits / length : 0, letters > 0 ? upper / letters : 0];
+}

@@ -1,0 +1,34 @@
+import type { Config } from '../config.js';
+import type { CrawlSettings } from '../jobs/crawl-run.js';
+import type { PageStore } from '../jobs/stores/page-store.js';
+import type { Deadline } from '../lib/deadline.js';
+import type { Logger } from '../lib/logger.js';
+import type { Services } from '../operations/services.js';
+import type { PageDocument } from '../schemas/page.js';
+import type { ExtraFields, PageCapabilities, PageExtras } from './page-extras.js';
+
+/**
+ * The fields a Firecrawl page asks for beyond the page document: json and summary from the server's LLM,
+ * changeTracking against the previous scrape. A field that cannot be written is a `warning`.
+ */
+export type ExtraFieldsWriter = (
+  doc: PageDocument,
+  sourceUrl: string,
+  extras: PageExtras,
+  deadline: Deadline,
+) => Promise<ExtraFields>;
+
+/** What Firecrawl's surface works with: the operations, and what only its options and documents need. */
+export interface FirecrawlDeps {
+  services: Services;
+  /** Crawl bounds of this server (limit, delay), for Firecrawl's crawl options. */
+  settings: CrawlSettings;
+  /** What a page can be asked for here (browser engine, the server's LLM). */
+  capabilities: PageCapabilities;
+  /** The server's own LLM (OPENAI_BASE_URL...), for Firecrawl's extract and llms.txt jobs. */
+  serverLlm: Config['llm'];
+  /** The last scrape of each page: Firecrawl's `maxAge` cache. */
+  pages: PageStore;
+  extraFields: ExtraFieldsWriter;
+  log: Logger;
+}

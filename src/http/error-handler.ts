@@ -1,0 +1,60 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { describeValidation } from '../lib/validation-message.js';
+import type { ValidationIssue } from '../lib/validation-message.js';
+import {
+  AppError,
+  BadRequestError,
+  BodyTooLargeError,
+  NotFoundError,
+  UnsupportedMediaTypeError,
+  toAppError,
+} from '../errors.js';
+
+/** Maps framework errors (validation, body parsing) onto our hierarchy. */
+function fromFastify(err: FastifyError): AppError | null {
+  if (err.validation && err.validation.length > 0) {
+    const issue = err.validation[0] as unknown as ValidationIssue;
+    return new BadRequestError(describeValidation(issue, err.validationContext ?? 'body'));
+  }
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new BadRequestError(`Request body is not valid JSON: ${err.message}`);
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new BodyTooLargeError('Request body is too large');
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new BodyTooLargeError('The uploaded file is larger than MAX_RESPONSE_BYTES');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new UnsupportedMediaTypeError('Content-Type must be application/json');
+    default:
+      break;
+  }
+  if (err instanceof SyntaxError)
+    return new BadRequestError(`Request body is not valid JSON: ${err.message}`);
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    return new BadRequestError(err.message);
+  }
+  return null;
+}
+
+/**
+ * Where errors become HTTP responses: one handler per surface, differing only in how a status is answered
+ * (`answerStatus`). The answer is always `{success: false, code, error}`; 503s carry Retry-After.
+ */
+export function errorHandlerFor(answerStatus: (status: number) => number = (status) => status) {
+  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
+    const e = err instanceof AppError ? err : (fromFastify(err) ?? toAppError(err));
+    if (e.code === 'INTERNAL') req.log.error({ err }, e.code);
+    else req.log.info({ code: e.code, status: e.status }, e.message);
+    if (e.status === 503) void reply.header('retry-after', '5');
+    void reply.code(answerStatus(e.status)).send({ success: false, code: e.code, error: e.message });
+  };
+}
+
+/** The native API's handler: each error's own status. */
+export const errorHandler = errorHandlerFor();
+
+export function notFoundHandler(req: FastifyRequest, reply: FastifyReply): void {
+  const e = new NotFoundError(`No route ${req.method} ${req.url.split('?')[0]}`);
+  void reply.code(e.status).send({ success: false, code: e.code, error: e.message });
+}

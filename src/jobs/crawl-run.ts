@@ -1,0 +1,405 @@
+import { setImmediate } from 'node:timers/promises';
+import type { Logger } from '../lib/logger.js';
+import type { FetchResource } from '../crawl/fetch-port.js';
+import type { Frontier, FrontierItem } from '../crawl/frontier.js';
+import { isFinished } from '../crawl/frontier.js';
+import { LocalBudget } from '../crawl/budget.js';
+import type { CrawlBudget } from '../crawl/budget.js';
+import { HostLimiter } from '../crawl/politeness.js';
+import type { Politeness } from '../crawl/politeness.js';
+import { RobotsCache } from '../crawl/robots.js';
+import type { RobotsRules } from '../crawl/robots.js';
+import { CrawlScope } from '../crawl/scope.js';
+import type { ScopeOptions } from '../crawl/scope.js';
+import { sitemapUrls } from '../crawl/sitemap.js';
+import { toAppError } from '../errors.js';
+import type { AppError } from '../errors.js';
+import { Deadline } from '../lib/deadline.js';
+import type { PageDocument } from '../schemas/page.js';
+import type { ScrapeOptions } from '../schemas/scrape.js';
+import type { ScrapeDeps } from '../pipeline/fetch-page.js';
+import { fetchAndRender } from '../pipeline/fetch-page.js';
+
+/** Longest stretch spent filtering discovered links before the event loop gets a turn. */
+const SCOPE_SLICE_MS = 10;
+
+export interface CrawlSettings {
+  /** Delay between request starts to one host when robots.txt sets no Crawl-delay. */
+  minDelayMs: number;
+  /** Longest Crawl-delay honoured (a robots.txt asking for more gets this). */
+  maxDelayMs: number;
+  /** Pages fetched at once by a parallel crawl. */
+  concurrency: number;
+  /** Requests in flight to one host at most. */
+  hostConcurrency: number;
+  /** Upper bound for `limit`. */
+  maxPages: number;
+  /** Product token matched against robots.txt User-agent lines. */
+  robotsAgent: string;
+}
+
+export interface CrawlDeps extends ScrapeDeps {
+  settings: CrawlSettings;
+  fetchResource: FetchResource;
+  /** Where pages left out (robots, scope, failures) are logged with the reason. */
+  log: Logger;
+}
+
+/** Everything a crawl (or a batch, which is a crawl that follows nothing) needs to run; stored with its job. */
+export interface CrawlSpec {
+  /** Start URLs at depth 0: a crawl's start URL, or a batch's URLs. */
+  seeds: string[];
+  /** Follow links found on pages (false for a batch). */
+  follow: boolean;
+  limit: number;
+  /** Link hops followed from the seeds. */
+  maxDepth: number;
+  scope: Omit<ScopeOptions, 'include' | 'exclude'> & {
+    include?: string[];
+    exclude?: string[];
+    /** How include/exclude are read: globs on the path (seed API) or regular expressions (Firecrawl). */
+    patterns: 'glob' | 'regex';
+    /** Regular expressions are tested against the whole URL instead of the path. */
+    patternsOnFullUrl?: boolean;
+  };
+  /** Drop the query string of discovered URLs (one page per path). */
+  ignoreQueryParameters: boolean;
+  /** Seed from sitemaps too (`include`), not at all (`skip`), or only from sitemaps (`only`). */
+  sitemap: 'include' | 'skip' | 'only';
+  /** Link depth given to sitemap pages (default 1; Firecrawl counts them at discovery depth 0). */
+  sitemapDepth?: number;
+  /** Pagination pages followed at most (0: none). */
+  maxPaginationPages: number;
+  /** Respect robots.txt (crawls do; a batch of URLs given one by one is like scrape, which does not). */
+  robots: boolean;
+  /**
+   * Delay between request starts to one host, ms (Firecrawl `delay`; 0 for batches and map); a longer robots
+   * Crawl-delay still applies. Null: robots Crawl-delay, else CRAWL_MIN_DELAY_MS.
+   */
+  delayMs: number | null;
+  /** Pages fetched at once. */
+  concurrency: number;
+  /** Options of each page. */
+  page: ScrapeOptions;
+}
+
+/** Where a crawl's results go: a job's store, or the caller attached to the seed's crawl. */
+export interface CrawlSink {
+  /** A page is about to be fetched (the seed stream's status event). */
+  fetching?(url: string, crawled: number, queued: number): void;
+  /** Resolves when the document is kept (stored, or taken by the reader: backpressure). */
+  document(item: FrontierItem, doc: PageDocument, links: string[]): Promise<void>;
+  failed(url: string, error: AppError): Promise<void>;
+  robotsBlocked(url: string): Promise<void>;
+  /** Pages expected so far (the job's `total`). */
+  progress?(total: number): void;
+  /** Whether a document for this URL is already stored (asked only by a resumed crawl). */
+  stored?(url: string): Promise<boolean>;
+}
+
+export interface CrawlSummary {
+  crawled: number;
+  errors: number;
+  discovered: number;
+  /** Why the crawl ended early ("limit"), null when it ran out of URLs. */
+  stopped: 'limit' | null;
+  skipped: { robots: number; outOfScope: number; tooDeep: number };
+}
+
+/**
+ * One crawl's state and workers: its frontier, robots rules, host politeness and counters live here (not in
+ * closures), so a job can be resumed from its stored frontier and counts. Stops when the frontier is
+ * exhausted, `limit` pages were attempted, or `signal` aborts (cancel, shutdown, caller gone).
+ */
+export class CrawlRun {
+  private readonly scope: CrawlScope;
+  private readonly robots: RobotsCache;
+  private readonly limiter: Politeness;
+  private readonly budget: CrawlBudget;
+  private readonly start: URL;
+  private crawled: number;
+  private errors: number;
+  /** Set once the budget refused a page: workers stop taking URLs. */
+  private exhausted = false;
+  private paginationFollowed = 0;
+  private lastReport = 0;
+  private readonly resumed: boolean;
+  private hitLimit = false;
+  private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0 };
+  /** Workers waiting for URLs that pages in flight may still add; all are woken at once. */
+  private readonly idle = new Set<() => void>();
+
+  constructor(
+    private readonly spec: CrawlSpec,
+    private readonly frontier: Frontier,
+    private readonly sink: CrawlSink,
+    private readonly deps: CrawlDeps,
+    resumed: { crawled: number; errors: number } = { crawled: 0, errors: 0 },
+    matchers: Pick<ScopeOptions, 'include' | 'exclude'> = {},
+    /** Shared with other processes working the same crawl (Redis); this process's own by default. */
+    shared: { budget?: CrawlBudget; politeness?: Politeness; checkStored?: boolean } = {},
+  ) {
+    this.start = new URL(spec.seeds[0]!);
+    const { allowBackwardLinks, allowExternalLinks, allowSubdomains, maxPathDepth } = spec.scope;
+    this.scope = new CrawlScope(this.start, {
+      allowBackwardLinks,
+      allowExternalLinks,
+      allowSubdomains,
+      maxPathDepth,
+      ...matchers,
+    });
+    this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
+    this.limiter = shared.politeness ?? new HostLimiter(deps.settings.hostConcurrency);
+    this.budget = shared.budget ?? new LocalBudget(spec.limit, resumed.crawled + resumed.errors);
+    this.crawled = resumed.crawled;
+    this.errors = resumed.errors;
+    this.resumed = shared.checkStored ?? resumed.crawled + resumed.errors > 0;
+  }
+
+  private get timeout(): number {
+    return this.spec.page.timeout ?? 30000;
+  }
+
+  private drop(url: string, reason: keyof CrawlSummary['skipped'], detail: string): void {
+    this.skipped[reason]++;
+    this.deps.log.debug({ op: 'crawl', url, reason: detail }, 'url dropped');
+  }
+
+  private notify(): void {
+    for (const resolve of this.idle) resolve();
+    this.idle.clear();
+  }
+
+  /**
+   * Waits until this crawl adds or completes a URL, or 100 ms pass: a frontier shared with other processes
+   * (Redis) can gain URLs without this process knowing.
+   */
+  private waitForWork(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.idle.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, 100);
+      this.idle.add(done);
+    });
+  }
+
+  /** Runs to the end; `fresh` seeds the frontier (a resumed job already has one). */
+  async run(signal: AbortSignal, fresh: boolean): Promise<CrawlSummary> {
+    if (fresh) await this.seed(signal);
+    await this.reportTotal();
+    const workers = Math.max(1, this.spec.concurrency);
+    const failure: { error?: unknown } = {};
+    const stopAll = new AbortController();
+    const runSignal = AbortSignal.any([signal, stopAll.signal]);
+    await Promise.all(
+      Array.from({ length: workers }, () =>
+        this.worker(runSignal).catch((error: unknown) => {
+          // A failing worker (the store is gone) stops its siblings; the job fails with the reason.
+          failure.error ??= error;
+          stopAll.abort();
+        }),
+      ),
+    );
+    if (failure.error !== undefined) throw failure.error;
+    await this.reportTotal(true);
+    const stats = await this.frontier.stats();
+    if (this.exhausted && stats.queued > 0) this.hitLimit = true;
+    return {
+      crawled: this.crawled,
+      errors: this.errors,
+      discovered: stats.discovered,
+      stopped: this.hitLimit ? 'limit' : null,
+      skipped: { ...this.skipped },
+    };
+  }
+
+  /**
+   * The start URLs and the sitemap's pages go into the frontier in one call, so a crash while the sitemap
+   * is read leaves an empty frontier (seeded again on resume), never a start page without its sitemap.
+   */
+  private async seed(signal: AbortSignal): Promise<void> {
+    const { spec } = this;
+    const items =
+      spec.sitemap === 'only' && spec.follow ? [] : await this.itemsFor(spec.seeds, 0, false, true);
+    if (spec.follow && spec.sitemap !== 'skip') {
+      const deadline = Deadline.after(this.timeout, signal);
+      try {
+        const rules = await this.robots.rulesFor(this.start, deadline);
+        const roots = [...rules.sitemaps, new URL('/sitemap.xml', this.start).href];
+        const pages = await sitemapUrls(
+          roots,
+          this.deps.fetchResource,
+          (body, url, d) => this.deps.content.sitemap(body, url, d),
+          { maxUrls: Math.min(spec.limit * 10, 50_000), maxSitemaps: 50, maxDepth: 3 },
+          deadline,
+        );
+        const depth = spec.sitemap === 'only' ? 0 : (spec.sitemapDepth ?? 1);
+        items.push(...(await this.itemsFor(pages, depth, false)));
+      } finally {
+        deadline.dispose();
+      }
+      // A site without a sitemap still gets its start page.
+      if (items.length === 0) items.push(...(await this.itemsFor(spec.seeds, 0, false, true)));
+    }
+    await this.add(items, false);
+  }
+
+  /** Reports the expected page count at most every 250 ms (it costs a read of the frontier and a write). */
+  private async reportTotal(force = false): Promise<void> {
+    if (!this.sink.progress) return;
+    const now = Date.now();
+    if (!force && now - this.lastReport < 250) return;
+    this.lastReport = now;
+    const s = await this.frontier.stats();
+    this.sink.progress(Math.min(this.spec.limit, s.discovered - this.skipped.robots));
+  }
+
+  private async enqueue(links: string[], depth: number, pagination: boolean): Promise<void> {
+    await this.add(await this.itemsFor(links, depth, pagination), pagination);
+  }
+
+  private async add(items: FrontierItem[], pagination: boolean): Promise<void> {
+    if (items.length === 0) return;
+    const accepted = await this.frontier.add(items);
+    if (pagination) this.paginationFollowed += accepted;
+    if (accepted > 0) this.notify();
+  }
+
+  /**
+   * The links a page (or the sitemap) gives that this crawl follows; the others are counted and logged.
+   * The caller's include/exclude patterns may cost milliseconds per URL, so a long list gives the event
+   * loop a turn every SCOPE_SLICE_MS.
+   */
+  private async itemsFor(
+    links: string[],
+    depth: number,
+    pagination: boolean,
+    seeds = false,
+  ): Promise<FrontierItem[]> {
+    const { spec } = this;
+    const items: FrontierItem[] = [];
+    let paginationBudget = spec.maxPaginationPages - this.paginationFollowed;
+    let sliceStart = performance.now();
+    for (const link of links) {
+      if (performance.now() - sliceStart > SCOPE_SLICE_MS) {
+        await setImmediate();
+        sliceStart = performance.now();
+      }
+      let url: URL;
+      try {
+        url = new URL(link);
+      } catch {
+        continue;
+      }
+      if (spec.ignoreQueryParameters) url.search = '';
+      if (!seeds && !this.scope.allows(url)) {
+        this.drop(url.href, 'outOfScope', 'outside the crawl scope (paths, backward or external link rules)');
+        continue;
+      }
+      if (pagination) {
+        if (paginationBudget <= 0) break;
+        paginationBudget--;
+      } else if (depth > spec.maxDepth) {
+        this.drop(url.href, 'tooDeep', `deeper than maxDepth ${spec.maxDepth}`);
+        continue;
+      }
+      items.push({ url: url.href, depth, pagination });
+    }
+    return items;
+  }
+
+  private async worker(signal: AbortSignal): Promise<void> {
+    // The item just crawled is completed with the next take: one round trip for both where the frontier is
+    // remote. An item whose page was cut short by a cancel stays in flight for a resume to fetch again.
+    let done: FrontierItem | undefined;
+    while (!signal.aborted && !this.exhausted) {
+      const item = await this.frontier.next(done);
+      if (done) {
+        done = undefined;
+        this.notify();
+      }
+      if (!item) {
+        if (isFinished(await this.frontier.stats())) return;
+        await this.waitForWork(); // pages in flight may still add URLs
+        continue;
+      }
+      await this.crawlOne(item, signal);
+      if (!signal.aborted) done = item;
+    }
+    if (done && !signal.aborted) await this.frontier.complete(done);
+    this.notify();
+  }
+
+  private async rulesFor(url: URL, signal: AbortSignal): Promise<RobotsRules | null> {
+    if (!this.spec.robots) return null;
+    const deadline = Deadline.after(this.timeout, signal);
+    try {
+      return await this.robots.rulesFor(url, deadline);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<void> {
+    const { spec, deps } = this;
+    const url = new URL(item.url);
+    // A resumed (or shared) crawl: a page whose document was stored meanwhile is not fetched again.
+    if ((this.resumed || item.retry) && (await this.sink.stored?.(item.url))) return;
+    const rules = await this.rulesFor(url, signal);
+    if (rules && !rules.isAllowed(url.href)) {
+      await this.budget.skip(item.url);
+      this.drop(url.href, 'robots', 'robots.txt disallows it');
+      await this.sink.robotsBlocked(url.href);
+      return;
+    }
+    if (!(await this.budget.take(item.url))) {
+      this.exhausted = true;
+      this.hitLimit = true;
+      return;
+    }
+    const robotsDelay = rules?.crawlDelayMs ?? null;
+    const wanted =
+      spec.delayMs === null
+        ? (robotsDelay ?? deps.settings.minDelayMs)
+        : Math.max(spec.delayMs, robotsDelay ?? 0);
+    const delay = Math.min(wanted, deps.settings.maxDelayMs);
+    if (!(await this.limiter.acquire(url.host, delay, signal))) {
+      await this.budget.giveBack(item.url);
+      return;
+    }
+    try {
+      if (this.sink.fetching) {
+        const stats = await this.frontier.stats();
+        this.sink.fetching(url.href, this.crawled, stats.queued);
+      }
+      const deadline = Deadline.after(this.timeout, signal);
+      const rendered = await fetchAndRender(
+        { url, sourceUrl: item.url, options: spec.page, discover: spec.follow },
+        deadline,
+        deps,
+      ).finally(() => deadline.dispose());
+      if (signal.aborted) return;
+      this.crawled++;
+      // Links go into the frontier before the document is stored: a stored document means its links are
+      // stored too (writes commit in order), so a resumed crawl can skip a page whose document it has.
+      if (spec.follow && spec.sitemap !== 'only') {
+        await this.enqueue(rendered.links, item.depth + 1, false); // links past maxDepth are counted as skipped
+        if (spec.maxPaginationPages > 0) await this.enqueue(rendered.pagination, item.depth, true);
+      }
+      await this.sink.document(item, rendered.document, rendered.links);
+      if (spec.follow) await this.reportTotal();
+    } catch (err) {
+      if (signal.aborted) return;
+      const e = toAppError(err);
+      if (e.code === 'STORE_UNAVAILABLE') throw e;
+      this.errors++;
+      deps.log.debug({ op: 'crawl', url: url.href, reason: e.code }, 'page failed');
+      await this.sink.failed(url.href, e);
+    } finally {
+      this.limiter.release(url.host);
+    }
+  }
+}

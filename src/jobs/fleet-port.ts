@@ -1,0 +1,28 @@
+import type { CrawlBudget } from '../crawl/budget.js';
+import type { Frontier } from '../crawl/frontier.js';
+import type { Politeness } from '../crawl/politeness.js';
+import type { JobRecord } from './stores/job-store.js';
+import type { CrawlSpec } from './crawl-run.js';
+
+/** A crawl's state shared by every process working it. */
+export interface SharedCrawlState {
+  frontier: Frontier;
+  budget: CrawlBudget;
+  politeness: Politeness;
+  /** Pages this share fetches at once: its part of the crawl's concurrency, which holds for the whole fleet. */
+  lanes: number;
+  /** Stops this process's part (lease renewals); the state itself stays for the others. */
+  release(): void;
+}
+
+/** How jobs reach the processes that work them when there are several (services/fleet.ts). */
+export interface Fleet {
+  /** Queues a stored job for the fleet's workers. */
+  submit(job: JobRecord): Promise<void>;
+  crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState;
+  /** Worker processes seen alive in the last seconds. */
+  workersAlive(): Promise<number>;
+  /** Queued shares being worked and waiting for a worker, across the fleet. */
+  queueCounts(): Promise<{ active: number; waiting: number }>;
+  close(): Promise<void>;
+}

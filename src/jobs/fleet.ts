@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { JobRecord } from './stores/job-store.js';
+import { RedisBudget, RedisPoliteness } from './stores/redis-crawl-state.js';
+import { RedisFrontier } from './stores/redis-frontier.js';
+import type { Logger } from '../lib/logger.js';
+import type { CrawlSpec } from './crawl-run.js';
+import type { Fleet, SharedCrawlState } from './fleet-port.js';
+
+const QUEUE = 'pagewright-jobs';
+const WORKERS = 'pw:workers';
+const HEARTBEAT_MS = 3000;
+/** A second share of a job this process already works waits this long for another worker, this many times. */
+const SPREAD_DELAY_MS = 250;
+const SPREAD_TRIES = 4;
+
+export interface FleetOptions {
+  redisUrl: string;
+  /** Jobs (shares) this process works at once; 0: this process only serves the API. */
+  concurrency: number;
+  /** Shares a crawl is split into: that many processes (or slots) can work one crawl at once. */
+  shares: number;
+  /** How long a dead worker's share waits before another worker takes it over (BullMQ's stalled check). */
+  stalledMs: number;
+  /** Lease of a frontier item: a dead worker's pages go back to the queue after it. */
+  leaseMs: number;
+  hostConcurrency: number;
+  log: Logger;
+}
+
+/** A connection that keeps retrying while Redis is away (BullMQ needs no per-command retry limit). */
+function connect(url: string, log: Logger): Redis {
+  const redis = new Redis(url, { maxRetriesPerRequest: null });
+  let reported = false;
+  redis.on('error', (err: Error) => {
+    if (!reported) log.warn({ reason: err.message }, 'Redis connection lost; retrying');
+    reported = true;
+  });
+  redis.on('ready', () => (reported = false));
+  return redis;
+}
+
+/**
+ * Jobs on BullMQ and Redis, for any number of API and worker processes on any number of machines. A job is
+ * queued as `shares` BullMQ jobs; each worker process takes shares up to its concurrency and works them
+ * (JobManager.work): crawl shares on the job's shared frontier, limit and host politeness in Redis. A worker
+ * killed mid-crawl loses nothing: BullMQ's stalled-job check gives its share to another worker, and its
+ * pages in flight return to the frontier when their lease runs out. A clean stop puts its shares back at once.
+ */
+export class BullFleet implements Fleet {
+  private readonly redis: Redis;
+  private readonly queue: Queue;
+  private worker: Worker | null = null;
+  private readonly politeness: RedisPoliteness;
+  private readonly id = randomUUID();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly stopping = new AbortController();
+  /** Shares this process works, by job. */
+  private readonly working = new Map<string, number>();
+
+  constructor(private readonly options: FleetOptions) {
+    this.redis = connect(options.redisUrl, options.log);
+    this.queue = new Queue(QUEUE, { connection: connect(options.redisUrl, options.log) });
+    this.queue.on('error', () => undefined); // the shared connection reports Redis being away
+    this.politeness = new RedisPoliteness(this.redis, options.hostConcurrency, options.leaseMs);
+  }
+
+  /** Starts taking shares (worker role): `work` runs one share until it is over. */
+  startWorking(work: (jobId: string, signal: AbortSignal) => Promise<void>): void {
+    if (this.options.concurrency <= 0) return;
+    this.worker = new Worker(
+      QUEUE,
+      async (job: Job, token?: string) => {
+        const data = job.data as { jobId?: unknown; spread?: unknown } | null;
+        const jobId = data?.jobId;
+        if (typeof jobId !== 'string' || jobId === '') {
+          // Never retried: a queue entry that names no job can never succeed.
+          throw new UnrecoverableError(`malformed queue entry ${job.id}: no jobId`);
+        }
+        if (token && (await this.spreadElsewhere(job, jobId, Number(data?.spread ?? 0), token))) {
+          throw new DelayedError();
+        }
+        this.working.set(jobId, (this.working.get(jobId) ?? 0) + 1);
+        try {
+          await work(jobId, this.stopping.signal);
+        } finally {
+          const left = (this.working.get(jobId) ?? 1) - 1;
+          if (left > 0) this.working.set(jobId, left);
+          else this.working.delete(jobId);
+        }
+        if (this.stopping.signal.aborted && token) {
+          // Stopped cleanly in the middle: the share goes back to the queue for another worker.
+          await job.moveToDelayed(Date.now(), token);
+          throw new DelayedError();
+        }
+      },
+      {
+        connection: connect(this.options.redisUrl, this.options.log),
+        concurrency: this.options.concurrency,
+        stalledInterval: this.options.stalledMs,
+        lockDuration: Math.max(this.options.stalledMs, 5000),
+        maxStalledCount: 1000,
+      },
+    );
+    this.worker.on('failed', (job, err) =>
+      this.options.log.warn({ queueJob: job?.id, reason: err.message }, 'queued job failed'),
+    );
+    this.worker.on('error', () => undefined); // the shared connection reports Redis being away
+    const beat = (): void => void this.redis.zadd(WORKERS, Date.now(), this.id).catch(() => undefined);
+    beat();
+    this.heartbeat = setInterval(beat, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private sharesOf(job: JobRecord): number {
+    return job.kind === 'crawl' || job.kind === 'batch_scrape' ? this.options.shares : 1;
+  }
+
+  /**
+   * A share of a job this process already works goes back to the queue for a moment, a few times, while other
+   * workers are alive: BullMQ hands a worker as many entries as its concurrency allows, and a crawl's shares
+   * are meant to spread its pages (and their rendering) over processes and machines. With no other worker, or
+   * after the last try, it is worked here.
+   */
+  private async spreadElsewhere(job: Job, jobId: string, tries: number, token: string): Promise<boolean> {
+    if (!this.working.has(jobId) || tries >= SPREAD_TRIES) return false;
+    if ((await this.workersAlive()) < 2) return false;
+    await job.updateData({ ...(job.data as object), spread: tries + 1 });
+    await job.moveToDelayed(Date.now() + SPREAD_DELAY_MS, token);
+    return true;
+  }
+
+  async submit(job: JobRecord): Promise<void> {
+    const shares = this.sharesOf(job);
+    await this.queue.addBulk(
+      Array.from({ length: shares }, (_, i) => ({
+        name: job.kind,
+        data: { jobId: job.id },
+        opts: { jobId: `${job.id}-${i}`, attempts: 1, removeOnComplete: true, removeOnFail: { age: 86_400 } },
+      })),
+    );
+  }
+
+  crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState {
+    const budget = new RedisBudget(this.redis, job.id, spec.limit);
+    const frontier = new RedisFrontier(this.redis, job.id, this.options.leaseMs, budget);
+    return {
+      frontier,
+      budget,
+      politeness: this.politeness,
+      // maxConcurrency is the crawl's, as on one machine: its shares split it (adding workers spreads the
+      // rendering; a higher maxConcurrency fetches more at once).
+      lanes: Math.max(1, Math.ceil(spec.concurrency / this.sharesOf(job))),
+      release: () => frontier.close(),
+    };
+  }
+
+  async workersAlive(): Promise<number> {
+    const since = Date.now() - 3 * HEARTBEAT_MS;
+    await this.redis.zremrangebyscore(WORKERS, '-inf', since);
+    return this.redis.zcard(WORKERS);
+  }
+
+  async queueCounts(): Promise<{ active: number; waiting: number }> {
+    const c = await this.queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
+    return { active: c.active ?? 0, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) };
+  }
+
+  /** Whether Redis answers (health). */
+  async ping(): Promise<boolean> {
+    // Commands wait for a reconnect on this connection: a health check must not.
+    if (this.redis.status !== 'ready') return false;
+    const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 1000).unref());
+    try {
+      return (await Promise.race([this.redis.ping(), timeout])) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.stopping.abort();
+    this.politeness.close();
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.redis.zrem(WORKERS, this.id).catch(() => undefined);
+    // With Redis gone, BullMQ's close would wait on it: give it a moment, then drop the connections.
+    const giveUp = new Promise((resolve) => setTimeout(resolve, 3000).unref());
+    await Promise.race([this.worker?.close().catch(() => undefined), giveUp]);
+    await Promise.race([this.queue.close().catch(() => undefined), giveUp]);
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,144 @@
+import type { Metrics } from '../lib/metrics.js';
+import { Redis } from 'ioredis';
+import type { Config } from '../config.js';
+import { toAppError } from '../errors.js';
+import type { StoreUnavailableError } from '../errors.js';
+import type { JobKind, JobStore } from './stores/job-store.js';
+import { RedisJobStore } from './stores/redis-job-store.js';
+import { MemoryPageStore } from './stores/page-store.js';
+import type { PageStore } from './stores/page-store.js';
+import { RedisPageStore } from './stores/redis-page-store.js';
+import { SqlitePageStore } from './stores/sqlite-page-store.js';
+import { SqliteFrontier } from './stores/sqlite-frontier.js';
+import { SqliteJobStore } from './stores/sqlite-job-store.js';
+import { SqliteDb } from './stores/sqlite.js';
+import type { Logger } from '../lib/logger.js';
+import type { GuardOptions } from '../lib/ssrf-guard.js';
+import type { CrawlDeps } from './crawl-run.js';
+import { BullFleet } from './fleet.js';
+import { JobManager } from './job-manager.js';
+import type { DocumentShaper, TaskRunner, WebhookEvents } from './job-manager.js';
+import type { Frontier } from '../crawl/frontier.js';
+import { WebhookSender } from './webhooks.js';
+
+/**
+ * Where jobs live: one SQLite file under DATA_DIR (this process works every job) by default, or Redis + BullMQ
+ * with REDIS_URL (jobs, frontiers and documents in Redis, worked by every process of the fleet). The page store
+ * (the last scrape of each page) is opened with them, so a surface can read it before the manager exists.
+ */
+export interface JobStores {
+  /** Null when the store cannot be opened (job routes then answer 503 with `storeError`). */
+  store: JobStore | null;
+  storeError: string | null;
+  pages: PageStore;
+  fleet: BullFleet | null;
+  frontierFor: (jobId: string) => Frontier;
+  onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
+  /** Null when the engine can serve, else the reason. */
+  health: () => Promise<string | null>;
+}
+
+export function openJobStores(config: Config, log: Logger): JobStores {
+  if (config.redis) {
+    const { url } = config.redis;
+    // Store commands fail at once while Redis is down (the job routes answer 503) instead of queueing.
+    const storeConnection = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false });
+    storeConnection.on('error', () => undefined); // the fleet's connection reports Redis being away
+    const fleet = new BullFleet({
+      redisUrl: url,
+      concurrency: config.redis.workers,
+      shares: config.redis.shares,
+      stalledMs: config.redis.stalledMs,
+      leaseMs: config.redis.leaseMs,
+      hostConcurrency: config.crawlHostConcurrency,
+      log,
+    });
+    return {
+      store: new RedisJobStore(storeConnection, config.jobTtlMs),
+      storeError: null,
+      pages: new RedisPageStore(storeConnection, config.cacheTtlMs),
+      fleet,
+      frontierFor: () => {
+        throw new Error('a fleet job has no local frontier');
+      },
+      onStoreFailure: () => undefined,
+      health: async () => ((await fleet.ping()) ? null : `Redis at ${safeUrl(url)} is unreachable`),
+    };
+  }
+  let sql: SqliteDb | null = null;
+  let storeError: string | null = null;
+  try {
+    sql = SqliteDb.open(config.dataDir);
+  } catch (err) {
+    storeError = toAppError(err).message;
+    log.error(
+      { dataDir: config.dataDir, reason: storeError },
+      'job store unavailable; job routes answer 503',
+    );
+  }
+  return {
+    store: sql ? new SqliteJobStore(sql, config.jobTtlMs) : null,
+    storeError,
+    // Without the file, the cache and change tracking still work for this process's life.
+    pages: sql ? new SqlitePageStore(sql) : new MemoryPageStore(),
+    fleet: null,
+    frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
+    onStoreFailure: (listener) => void sql?.onFailure(listener),
+    health: () => Promise.resolve(null),
+  };
+}
+
+/** What the surfaces give the job engine: how their jobs' documents, webhooks and tasks look and run. */
+export interface JobSurfacePorts {
+  shapeDocument: DocumentShaper;
+  webhookEvent: WebhookEvents;
+  tasks: Partial<Record<JobKind, TaskRunner>>;
+}
+
+export interface JobEngineDeps extends JobSurfacePorts {
+  crawl: CrawlDeps;
+  guard: GuardOptions;
+  log: Logger;
+  metrics: Metrics;
+  /** The header that carries a webhook body's signature. */
+  signatureHeader: string;
+}
+
+/** The job manager over opened stores; in a fleet, this process starts working the queue's shares. */
+export function createJobManager(config: Config, stores: JobStores, deps: JobEngineDeps): JobManager {
+  const { log } = deps;
+  const jobs = new JobManager({
+    ...stores,
+    crawl: deps.crawl,
+    webhooks: new WebhookSender({
+      ...deps.guard,
+      secret: config.webhookSecret,
+      signatureHeader: deps.signatureHeader,
+      log,
+      metrics: deps.metrics,
+    }),
+    metrics: deps.metrics,
+    shapeDocument: deps.shapeDocument,
+    webhookEvent: deps.webhookEvent,
+    tasks: deps.tasks,
+    log,
+    ttlMs: config.jobTtlMs,
+    maxRunning: config.maxRunningJobs,
+    maxInterruptions: 3,
+    purgeIntervalMs: config.jobPurgeIntervalMs,
+    pagesTtlMs: config.cacheTtlMs,
+  });
+  stores.fleet?.startWorking((jobId, signal) => jobs.work(jobId, signal));
+  return jobs;
+}
+
+/** The Redis URL without its password, for messages. */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.href;
+  } catch {
+    return 'REDIS_URL';
+  }
+}

@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { CrawlBudget } from '../../crawl/budget.js';
+import type { Politeness } from '../../crawl/politeness.js';
+import { sleep } from '../../lib/sleep.js';
+
+/** Claims a page for a URL within the limit. KEYS: claimed set. ARGV: url, limit. */
+const TAKE = `
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 1 then return 1 end
+if redis.call('SCARD', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('SADD', KEYS[1], ARGV[1])
+return 1`;
+
+/**
+ * A host's turn for the whole fleet, on Redis's own clock (machines' clocks may differ): at most `max` requests
+ * in flight (leases that run out if their holder dies) and request starts spaced by `delay`. Answers the wait
+ * before starting, or -1 when every slot is taken. KEYS: next start, slots. ARGV: delay, max, token, lease.
+ */
+const ACQUIRE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return -1 end
+local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+redis.call('SET', KEYS[1], start + tonumber(ARGV[1]), 'PX', 3600000)
+redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
+redis.call('PEXPIRE', KEYS[2], 3600000)
+return start - now`;
+
+function define(redis: Redis): void {
+  redis.defineCommand('pwBudgetTake', { numberOfKeys: 1, lua: TAKE });
+  redis.defineCommand('pwHostAcquire', { numberOfKeys: 2, lua: ACQUIRE });
+}
+
+/** Redis's clock in ms: leases are compared on one clock whatever the machines' clocks say. */
+export async function redisNow(redis: Redis): Promise<number> {
+  const [seconds, micros] = await redis.time();
+  return Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+}
+
+const run = (redis: Redis, name: string, ...args: (string | number)[]): Promise<unknown> =>
+  (redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!.call(
+    redis,
+    ...args,
+  );
+
+/**
+ * A crawl's `limit` in Redis: the set of URLs claimed, shared by every worker of the job. The job's
+ * RedisFrontier claims an item's page when it hands the item out (one round trip for both); `take` then
+ * answers from what was claimed ahead, and asks Redis only for the others (the limit was reached).
+ */
+export class RedisBudget implements CrawlBudget {
+  readonly key: string;
+  private readonly ahead = new Set<string>();
+
+  constructor(
+    private readonly redis: Redis,
+    jobId: string,
+    readonly limit: number,
+  ) {
+    define(redis);
+    this.key = `pw:job:${jobId}:claimed`;
+  }
+
+  /** The frontier claimed `url`'s page with the item it handed out. */
+  claimedAhead(url: string): void {
+    this.ahead.add(url);
+  }
+
+  async take(url: string): Promise<boolean> {
+    if (this.ahead.delete(url)) return true;
+    return (await run(this.redis, 'pwBudgetTake', this.key, url, this.limit)) === 1;
+  }
+
+  async giveBack(url: string): Promise<void> {
+    this.ahead.delete(url);
+    await this.redis.srem(this.key, url);
+  }
+
+  async skip(url: string): Promise<void> {
+    // Claimed ahead for a page that will not be fetched (robots.txt): the claim goes back.
+    if (this.ahead.delete(url)) await this.redis.srem(this.key, url);
+  }
+}
+
+/**
+ * Per-host politeness for the whole fleet: Crawl-delay and CRAWL_MIN_DELAY_MS hold per host whatever the
+ * number of workers, and at most `maxPerHost` requests are in flight to a host across them.
+ */
+export class RedisPoliteness implements Politeness {
+  private readonly held = new Map<string, string[]>();
+  private readonly renewal: NodeJS.Timeout;
+
+  /** A slot's lease is renewed while its request runs; a dead worker's slots free up after `leaseMs`. */
+  constructor(
+    private readonly redis: Redis,
+    private readonly maxPerHost: number,
+    private readonly leaseMs = 15_000,
+  ) {
+    define(redis);
+    this.renewal = setInterval(() => void this.renew(), Math.max(500, leaseMs / 3));
+    this.renewal.unref();
+  }
+
+  private async renew(): Promise<void> {
+    if (this.held.size === 0) return;
+    const until = (await redisNow(this.redis).catch(() => Date.now())) + this.leaseMs;
+    const multi = this.redis.multi();
+    for (const [host, tokens] of this.held) {
+      for (const token of tokens) multi.zadd(`pw:host:${host}:slots`, 'XX', until, token);
+    }
+    await multi.exec().catch(() => undefined);
+  }
+
+  close(): void {
+    clearInterval(this.renewal);
+  }
+
+  async acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean> {
+    const token = randomUUID();
+    const keys = [`pw:host:${host}:next`, `pw:host:${host}:slots`];
+    while (!signal.aborted) {
+      const wait = Number(
+        await run(this.redis, 'pwHostAcquire', ...keys, delayMs, this.maxPerHost, token, this.leaseMs),
+      );
+      if (wait < 0) {
+        await sleep(50, signal); // every slot is taken, maybe by another process: look again shortly
+        continue;
+      }
+      const tokens = this.held.get(host) ?? [];
+      tokens.push(token);
+      this.held.set(host, tokens);
+      await sleep(wait, signal);
+      if (!signal.aborted) return true;
+      this.release(host);
+      return false;
+    }
+    return false;
+  }
+
+  release(host: string): void {
+    const token = this.held.get(host)?.shift();
+    if (token) void this.redis.zrem(`pw:host:${host}:slots`, token).catch(() => undefined);
+  }
+}

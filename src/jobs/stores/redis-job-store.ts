@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { AppError } from '../../errors.js';
+import type { DocumentPage, JobError, JobRecord, JobState, JobStore, NewJob } from './job-store.js';
+import { storeError } from './sqlite.js';
+
+/**
+ * Keys of one job (prefix `pw:`): the job hash, its documents (a list, in production order, with a set of
+ * their URLs for dedup), errors (a hash by URL) and robots-blocked URLs (a set). Sets of running jobs index
+ * them. When a job ends, every key of it gets the job's expiry, so Redis itself drops what it stored.
+ */
+const k = {
+  job: (id: string) => `pw:job:${id}`,
+  docs: (id: string) => `pw:job:${id}:docs`,
+  docUrls: (id: string) => `pw:job:${id}:docurls`,
+  errors: (id: string) => `pw:job:${id}:errors`,
+  blocked: (id: string) => `pw:job:${id}:blocked`,
+  frontier: (id: string) => `pw:job:${id}:frontier`,
+  running: 'pw:jobs:running',
+  active: 'pw:jobs:active',
+  ended: 'pw:jobs:ended',
+  /** Listed jobs by creation time, for the jobs view; an id whose job expired is dropped when met. */
+  listed: 'pw:jobs:listed',
+};
+
+const jobKeys = (id: string): string[] => [
+  k.job(id),
+  k.docs(id),
+  k.docUrls(id),
+  k.errors(id),
+  k.blocked(id),
+  `${k.frontier(id)}:queue`,
+  `${k.frontier(id)}:seen`,
+  `${k.frontier(id)}:inflight`,
+  `${k.frontier(id)}:retries`,
+  `pw:job:${id}:claimed`,
+];
+
+/** Stores a document once per URL and counts it, atomically. KEYS: docUrls, docs, job. ARGV: url, body, now. */
+const ADD_DOCUMENT = `
+if redis.call('EXISTS', KEYS[3]) == 0 then return 0 end
+if redis.call('SADD', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('RPUSH', KEYS[2], ARGV[2])
+local completed = redis.call('HINCRBY', KEYS[3], 'completed', 1)
+if tonumber(redis.call('HGET', KEYS[3], 'total')) < completed then redis.call('HSET', KEYS[3], 'total', completed) end
+redis.call('HSET', KEYS[3], 'updatedAt', ARGV[3])
+return 1`;
+
+/** Ends a running job once. KEYS: job, running, active, ended. ARGV: id, state, error, result, now, expiresAt. */
+const FINISH = `
+if redis.call('HGET', KEYS[1], 'state') ~= 'scraping' then return 0 end
+redis.call('HSET', KEYS[1], 'state', ARGV[2], 'error', ARGV[3], 'result', ARGV[4], 'updatedAt', ARGV[5], 'expiresAt', ARGV[6])
+redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('SREM', KEYS[3], ARGV[1])
+redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
+return 1`;
+
+function toJob(h: Record<string, string>): JobRecord {
+  return {
+    id: h.id!,
+    kind: h.kind as JobRecord['kind'],
+    state: h.state as JobState,
+    request: JSON.parse(h.request!) as unknown,
+    listed: h.listed === '1',
+    total: Number(h.total),
+    completed: Number(h.completed),
+    error: h.error ? h.error : null,
+    result: h.result ? (JSON.parse(h.result) as unknown) : null,
+    createdAt: Number(h.createdAt),
+    updatedAt: Number(h.updatedAt),
+    expiresAt: Number(h.expiresAt),
+    interruptions: Number(h.interruptions),
+  };
+}
+
+/** The JobStore on Redis (REDIS_URL): shared by every API and worker process. */
+export class RedisJobStore implements JobStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly ttlMs: number,
+  ) {
+    redis.defineCommand('pwAddDocument', { numberOfKeys: 3, lua: ADD_DOCUMENT });
+    redis.defineCommand('pwFinish', { numberOfKeys: 4, lua: FINISH });
+  }
+
+  /** Every failure of Redis reaches callers as the store's 503 with the reason. */
+  private async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      throw err instanceof AppError ? err : storeError(err);
+    }
+  }
+
+  private cmd(name: string, ...args: (string | number)[]): Promise<unknown> {
+    return (this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<unknown>>)[name]!(
+      ...args,
+    );
+  }
+
+  create(job: NewJob): Promise<JobRecord> {
+    const now = Date.now();
+    const fields = {
+      id: job.id,
+      kind: job.kind,
+      state: 'scraping',
+      request: JSON.stringify(job.request),
+      listed: job.listed ? '1' : '0',
+      total: String(job.total),
+      completed: '0',
+      error: '',
+      result: '',
+      createdAt: String(now),
+      updatedAt: String(now),
+      expiresAt: String(now + this.ttlMs),
+      interruptions: '0',
+      suspended: '0',
+    };
+    return this.call(async () => {
+      const multi = this.redis.multi().hset(k.job(job.id), fields).sadd(k.running, job.id);
+      if (job.listed) multi.sadd(k.active, job.id).zadd(k.listed, now, job.id);
+      await multi.exec();
+      return toJob(fields);
+    });
+  }
+
+  get(id: string): Promise<JobRecord | null> {
+    return this.call(async () => {
+      const h = await this.redis.hgetall(k.job(id));
+      return h.id ? toJob(h) : null;
+    });
+  }
+
+  active(): Promise<JobRecord[]> {
+    return this.call(async () => {
+      const ids = await this.redis.smembers(k.active);
+      const jobs = await Promise.all(ids.map((id) => this.get(id)));
+      return jobs
+        .filter((j): j is JobRecord => j !== null && j.state === 'scraping')
+        .sort((a, b) => a.createdAt - b.createdAt);
+    });
+  }
+
+  recent(limit: number): Promise<JobRecord[]> {
+    return this.call(async () => {
+      const ids = await this.redis.zrevrange(k.listed, 0, limit - 1);
+      const jobs = await Promise.all(ids.map((id) => this.get(id)));
+      const gone = ids.filter((_, i) => jobs[i] === null);
+      if (gone.length > 0) await this.redis.zrem(k.listed, ...gone);
+      return jobs.filter((j): j is JobRecord => j !== null);
+    });
+  }
+
+  setTotal(id: string, total: number): Promise<void> {
+    return this.call(async () => {
+      const completed = Number(await this.redis.hget(k.job(id), 'completed'));
+      await this.redis.hset(
+        k.job(id),
+        'total',
+        String(Math.max(total, completed)),
+        'updatedAt',
+        String(Date.now()),
+      );
+    });
+  }
+
+  addDocument(id: string, url: string, body: string): Promise<boolean> {
+    return this.call(
+      async () =>
+        (await this.cmd('pwAddDocument', k.docUrls(id), k.docs(id), k.job(id), url, body, Date.now())) === 1,
+    );
+  }
+
+  hasDocument(id: string, url: string): Promise<boolean> {
+    return this.call(async () => (await this.redis.sismember(k.docUrls(id), url)) === 1);
+  }
+
+  documents(id: string, skip: number, limit: number, maxBytes: number): Promise<DocumentPage> {
+    return this.call(async () => {
+      const documents: string[] = [];
+      let bytes = 0;
+      const chunk = 100;
+      let index = skip;
+      for (;;) {
+        const want = Math.min(chunk, limit - documents.length);
+        if (want <= 0) break;
+        const batch = await this.redis.lrange(k.docs(id), index, index + want - 1);
+        let full = false;
+        for (const body of batch) {
+          const size = Buffer.byteLength(body);
+          if (documents.length > 0 && bytes + size > maxBytes) {
+            full = true;
+            break;
+          }
+          bytes += size;
+          documents.push(body);
+          index++;
+        }
+        if (full || batch.length < want) break;
+      }
+      const more = index < (await this.redis.llen(k.docs(id)));
+      return { documents, nextSkip: index, more };
+    });
+  }
+
+  addError(id: string, url: string, code: string, error: string): Promise<void> {
+    const entry = JSON.stringify({ id: randomUUID(), url, code, error, at: Date.now() });
+    return this.call(async () => void (await this.redis.hset(k.errors(id), url, entry)));
+  }
+
+  errors(id: string): Promise<JobError[]> {
+    return this.call(async () =>
+      Object.values(await this.redis.hgetall(k.errors(id)))
+        .map((v) => JSON.parse(v) as JobError)
+        .sort((a, b) => a.at - b.at || (a.url < b.url ? -1 : 1)),
+    );
+  }
+
+  addRobotsBlocked(id: string, url: string): Promise<void> {
+    return this.call(async () => void (await this.redis.sadd(k.blocked(id), url)));
+  }
+
+  robotsBlocked(id: string): Promise<string[]> {
+    return this.call(async () => (await this.redis.smembers(k.blocked(id))).sort());
+  }
+
+  finish(id: string, state: JobState, outcome: { error?: string; result?: unknown } = {}): Promise<boolean> {
+    const now = Date.now();
+    const expiresAt = now + this.ttlMs;
+    const result = outcome.result === undefined ? '' : JSON.stringify(outcome.result);
+    return this.call(async () => {
+      const changed =
+        (await this.cmd(
+          'pwFinish',
+          k.job(id),
+          k.running,
+          k.active,
+          k.ended,
+          id,
+          state,
+          outcome.error ?? '',
+          result,
+          now,
+          expiresAt,
+        )) === 1;
+      // Everything the job stored now expires with it; Redis drops it without a purge pass.
+      if (changed) {
+        const multi = this.redis.multi();
+        for (const key of jobKeys(id)) multi.pexpireat(key, expiresAt);
+        await multi.exec();
+      }
+      return changed;
+    });
+  }
+
+  suspend(id: string): Promise<void> {
+    return this.call(async () => void (await this.redis.hset(k.job(id), 'suspended', '1')));
+  }
+
+  claimInterrupted(): Promise<JobRecord[]> {
+    return this.call(async () => {
+      const claimed: JobRecord[] = [];
+      for (const id of await this.redis.smembers(k.running)) {
+        const job = await this.get(id);
+        if (!job || job.state !== 'scraping') continue;
+        if (!job.listed) {
+          await this.finish(id, 'cancelled', { error: 'the service stopped while its caller was attached' });
+          continue;
+        }
+        const suspended = (await this.redis.hget(k.job(id), 'suspended')) === '1';
+        const interruptions = suspended ? job.interruptions : job.interruptions + 1;
+        await this.redis.hset(k.job(id), 'interruptions', String(interruptions), 'suspended', '0');
+        claimed.push({ ...job, interruptions });
+      }
+      return claimed;
+    });
+  }
+
+  purgeExpired(now: number): Promise<number> {
+    return this.call(async () => {
+      const ids = await this.redis.zrangebyscore(k.ended, '-inf', now, 'LIMIT', 0, 1000);
+      for (const id of ids) {
+        await this.redis.del(...jobKeys(id));
+        await this.redis.zrem(k.ended, id);
+        await this.redis.zrem(k.listed, id);
+      }
+      return ids.length;
+    });
+  }
+
+  close(): Promise<void> {
+    return this.call(async () => void (await this.redis.quit().catch(() => undefined)));
+  }
+}

@@ -1,0 +1,252 @@
+import { mkdirSync } from 'node:fs';
+import { DataDirLock } from './data-dir-lock.js';
+import path from 'node:path';
+import Database from 'libsql';
+import { AppError, StoreUnavailableError } from '../../errors.js';
+
+type Db = InstanceType<typeof Database>;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS jobs (
+  id TEXT PRIMARY KEY,
+  kind TEXT NOT NULL,
+  state TEXT NOT NULL,
+  request TEXT NOT NULL,
+  listed INTEGER NOT NULL,
+  total INTEGER NOT NULL DEFAULT 0,
+  completed INTEGER NOT NULL DEFAULT 0,
+  error TEXT,
+  result TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  interruptions INTEGER NOT NULL DEFAULT 0,
+  suspended INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state);
+CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs (expires_at);
+CREATE INDEX IF NOT EXISTS jobs_by_creation ON jobs (listed, created_at);
+CREATE TABLE IF NOT EXISTS documents (
+  job_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  body TEXT NOT NULL,
+  PRIMARY KEY (job_id, seq)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX IF NOT EXISTS documents_by_url ON documents (job_id, url);
+CREATE INDEX IF NOT EXISTS documents_sizes ON documents (job_id, seq, bytes);
+CREATE TABLE IF NOT EXISTS job_errors (
+  job_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  id TEXT NOT NULL,
+  code TEXT NOT NULL,
+  error TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (job_id, url)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS robots_blocked (
+  job_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  PRIMARY KEY (job_id, url)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS frontier (
+  job_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  depth INTEGER NOT NULL,
+  pagination INTEGER NOT NULL,
+  state INTEGER NOT NULL,
+  PRIMARY KEY (job_id, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (job_id, state, seq);
+CREATE TABLE IF NOT EXISTS pages (
+  key TEXT PRIMARY KEY,
+  body TEXT NOT NULL,
+  at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS pages_by_age ON pages (at);
+`;
+
+interface Waiter {
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+/** A prepared statement; statements that return rows return them as arrays (no per-row objects). */
+export function prepare(sql: SqliteDb, source: string) {
+  const statement = sql.read(() => sql.db.prepare(source));
+  return /^\s*SELECT|\bRETURNING\b/i.test(source) ? statement.raw() : statement;
+}
+
+/** Maps SQLite's failures (full disk, corrupt file, read-only folder) onto one 503 with the reason. */
+export function storeError(err: unknown): StoreUnavailableError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new StoreUnavailableError(`Job store unavailable: ${message}`, { cause: err });
+}
+
+/**
+ * One SQLite file (WAL, synchronous=NORMAL: a commit survives a crash of this process, which is the failure
+ * the job engine must survive). Writes made in one event-loop turn share one transaction (group commit):
+ * `write` runs its function at once inside that transaction and resolves only after the commit, so whatever
+ * a caller was told is stored is on disk. Reads run at once and see this connection's uncommitted writes.
+ */
+export class SqliteDb {
+  private waiters: Waiter[] | null = null;
+  /**
+   * Set by `close`: libsql aborts the whole process (a Rust panic) when a statement runs on a closed file, so
+   * every read and write checks this first and fails as the store being away instead.
+   */
+  private closed = false;
+  private readonly failureListeners = new Set<(error: StoreUnavailableError) => void>();
+
+  private constructor(
+    readonly db: Db,
+    private readonly lock: DataDirLock,
+  ) {}
+
+  /** Opens (creating when missing) `DATA_DIR/pagewright.db`; StoreUnavailableError when it cannot. */
+  static open(dataDir: string): SqliteDb {
+    let db: Db | null = null;
+    let lock: DataDirLock | null = null;
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      lock = DataDirLock.take(dataDir);
+      db = new Database(path.join(dataDir, 'pagewright.db'));
+      db.pragma('busy_timeout = 1000');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      // A checkpoint every 1,000 pages cost ~50 µs per 10 KB document on the main thread; every 10,000 is
+      // a fraction of that and keeps the WAL bounded.
+      db.pragma('wal_autocheckpoint = 10000');
+      db.exec(SCHEMA);
+      db.prepare('SELECT count(*) FROM jobs').raw().get(); // a corrupt file fails here, not later
+      return new SqliteDb(db, lock);
+    } catch (err) {
+      try {
+        db?.close();
+      } catch {
+        // already unusable
+      }
+      lock?.release();
+      throw storeError(err);
+    }
+  }
+
+  /**
+   * Called when a turn's transaction is lost (a failed commit, or SQLite rolling it back on its own after a
+   * full disk): writes made with `apply` are gone too, so their owners (running crawls) must stop and start
+   * again from what is stored.
+   */
+  onFailure(listener: (error: StoreUnavailableError) => void): () => void {
+    this.failureListeners.add(listener);
+    return () => this.failureListeners.delete(listener);
+  }
+
+  /** Rejects every write of the lost transaction and tells the listeners. */
+  private lost(err: unknown): StoreUnavailableError {
+    const e = err instanceof StoreUnavailableError ? err : storeError(err);
+    const waiters = this.waiters ?? [];
+    this.waiters = null;
+    try {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    } catch {
+      // Nothing more can be done; the waiters learn why.
+    }
+    for (const w of waiters) w.reject(e);
+    for (const listener of this.failureListeners) listener(e);
+    return e;
+  }
+
+  private begin(): void {
+    if (this.waiters !== null) {
+      if (this.db.inTransaction) return;
+      // SQLite rolled this turn's transaction back by itself (SQLITE_FULL, IOERR): its writes are lost.
+      this.lost(new Error('the transaction was rolled back by SQLite'));
+    }
+    try {
+      this.db.exec('BEGIN');
+    } catch (err) {
+      throw storeError(err);
+    }
+    this.waiters = [];
+    setImmediate(() => this.commit());
+  }
+
+  private checkOpen(): void {
+    if (this.closed) throw new StoreUnavailableError('Job store unavailable: the service is stopping');
+  }
+
+  /** Runs a read at once (it sees this connection's uncommitted writes). */
+  read<T>(fn: () => T): T {
+    this.checkOpen();
+    try {
+      return fn();
+    } catch (err) {
+      throw err instanceof AppError ? err : storeError(err);
+    }
+  }
+
+  /** Runs `fn` in this turn's transaction; a failure that took the whole transaction with it is reported. */
+  private run<T>(fn: () => T): T {
+    this.checkOpen();
+    this.begin();
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof AppError) throw err;
+      // A statement failed: on its own (the caller learns it), or with the whole transaction (all learn it).
+      throw this.waiters !== null && !this.db.inTransaction ? this.lost(err) : storeError(err);
+    }
+  }
+
+  /**
+   * Runs `fn` inside this turn's transaction and returns at once, without waiting for the commit. For writes
+   * whose durability only matters relative to later ones: transactions commit in order on one connection,
+   * so such a write is on disk no later than any write made after it (a frontier marks a URL done only after
+   * the links found on its page were added). If the transaction is lost, `onFailure` listeners hear of it.
+   */
+  apply<T>(fn: () => T): T {
+    return this.run(fn);
+  }
+
+  /** Runs `fn` inside this turn's transaction; resolves with its value once that transaction commits. */
+  write<T>(fn: () => T): Promise<T> {
+    let value: T;
+    try {
+      value = this.run(fn);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.waiters!.push({ resolve: () => resolve(value), reject });
+    });
+  }
+
+  private commit(): void {
+    if (this.waiters === null) return; // already lost and reported
+    if (this.closed) {
+      const e = new StoreUnavailableError('Job store unavailable: the service is stopping');
+      for (const w of this.waiters) w.reject(e);
+      this.waiters = null;
+      return;
+    }
+    const waiters = this.waiters;
+    try {
+      if (!this.db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
+      this.db.exec('COMMIT');
+      this.waiters = null;
+      for (const w of waiters) w.resolve();
+    } catch (err) {
+      this.lost(err);
+    }
+  }
+
+  /** Waits for the pending commit, then closes the file. */
+  async close(): Promise<void> {
+    if (this.waiters !== null) await this.write(() => undefined).catch(() => undefined);
+    this.closed = true;
+    this.db.close();
+    this.lock.release();
+  }
+}

@@ -1,0 +1,65 @@
+import type { JobRecord } from '../jobs/stores/job-store.js';
+import type { JobSummary, ServiceStatus } from '../schemas/operator.js';
+import type { Services } from './services.js';
+
+/** Where each kind of job is read through the Firecrawl routes (documents, result, errors). */
+const STATUS_PATH: Record<JobRecord['kind'], string> = {
+  crawl: '/v2/crawl/',
+  batch_scrape: '/v2/batch/scrape/',
+  extract: '/v2/extract/',
+  llmstxt: '/v1/llmstxt/',
+};
+
+/** The URL a job is about, whatever its kind's request looks like. */
+function targetOf(request: unknown): string | null {
+  const r = (request ?? {}) as { spec?: { seeds?: unknown[] }; url?: unknown; urls?: unknown[] };
+  const candidate = r.spec?.seeds?.[0] ?? r.url ?? r.urls?.[0];
+  return typeof candidate === 'string' ? candidate : null;
+}
+
+export function jobSummary(job: JobRecord, now = Date.now()): JobSummary {
+  const end = job.state === 'scraping' ? now : job.updatedAt;
+  const seconds = Math.max(0.001, (end - job.createdAt) / 1000);
+  return {
+    id: job.id,
+    kind: job.kind,
+    state: job.state,
+    url: targetOf(job.request),
+    total: job.total,
+    completed: job.completed,
+    pagesPerSecond: Math.round((job.completed / seconds) * 100) / 100,
+    error: job.error,
+    createdAt: new Date(job.createdAt).toISOString(),
+    updatedAt: new Date(job.updatedAt).toISOString(),
+    statusUrl: STATUS_PATH[job.kind] + job.id,
+  };
+}
+
+export async function recentJobs(services: Services, limit: number): Promise<JobSummary[]> {
+  const now = Date.now();
+  return (await services.jobs.recent(limit)).map((job) => jobSummary(job, now));
+}
+
+const started = Date.now();
+
+/** Workers, queue, content workers, browser pool and Redis, read now. */
+export async function serviceStatus(services: Services): Promise<ServiceStatus> {
+  const [problem, workers, queue] = await Promise.all([
+    services.health(),
+    services.jobs.workers().catch(() => 0),
+    services.jobs
+      .queueStatus()
+      .catch(() => ({ active: 0, waiting: 0, maxConcurrency: 0, mostRecentSuccess: null })),
+  ]);
+  const distributed = workers !== null;
+  return {
+    mode: distributed ? 'distributed' : 'embedded',
+    problem,
+    uptimeSeconds: Math.round((Date.now() - started) / 1000),
+    workers,
+    queue,
+    content: services.contentStats(),
+    browser: services.browserStats(),
+    redis: distributed ? (problem ?? 'ok') : null,
+  };
+}
