@@ -29,7 +29,9 @@ function layers(forbidden) {
 }
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.scratch/**', 'src/content/main-content/block-model-weights.ts'] },
+  {
+    ignores: ['dist/**', 'node_modules/**', '.scratch/**', 'src/content/main-content/block-model-weights.ts'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -54,11 +56,11 @@ export default tseslint.config(
   }),
   {
     files: ['src/**'],
-    ignores: ['src/config.ts'],
+    ignores: ['src/config/config.ts'],
     rules: {
       'no-restricted-properties': [
         'error',
-        { object: 'process', property: 'env', message: 'Read configuration through src/config.ts only.' },
+        { object: 'process', property: 'env', message: 'Read configuration in src/config/ only.' },
       ],
     },
   },

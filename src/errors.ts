@@ -1,91 +1,239 @@
+/** What one error code means to a caller: the HTTP status it is answered with, and when it is answered. */
+export interface ErrorSpec {
+  readonly status: number;
+  /** Transient cause (a later attempt could succeed) or permanent one (the same request fails the same way). */
+  readonly retryable: boolean;
+  /** When the code is answered: the "When" column of docs/reference/errors.md. */
+  readonly doc: string;
+  /** Only ever the failure of one item inside a batch (an extract result), never a whole request's answer. */
+  readonly perItem?: true;
+}
+
 /**
- * The one error hierarchy of the service. Every failure that reaches a client is an AppError;
- * `code` is part of the public contract (README: error catalogue) and is never renamed.
- * `retryable` says whether another engine or a later attempt could help.
+ * Every error code of the service, once. `code` is part of the public contract (docs/reference/errors.md,
+ * generated from this table by scripts/reference/errors.ts) and is never renamed; each class below takes
+ * its status and `retryable` from here.
+ */
+export const ERRORS = {
+  BAD_REQUEST: {
+    status: 400,
+    retryable: false,
+    doc: 'Invalid input: missing/unknown field, wrong type, out-of-range value, malformed JSON, bad URL or scheme, credentials in the URL, invalid CSS selector, forbidden header, invalid JSON Schema.',
+  },
+  UNSUPPORTED_FEATURE: {
+    status: 400,
+    retryable: false,
+    doc: 'The chosen engine cannot do what was asked (e.g. `screenshot` with `engine: "http"`).',
+  },
+  UNAUTHORIZED: {
+    status: 401,
+    retryable: false,
+    doc: '`API_KEYS` is set and the request has no valid key (`Authorization: Bearer <key>` or `X-Api-Key`).',
+  },
+  HOST_NOT_ALLOWED: {
+    status: 403,
+    retryable: false,
+    doc: "The request's `Host` header names a host this service does not answer for (`ALLOWED_HOSTS`; DNS rebinding).",
+  },
+  TARGET_BLOCKED: {
+    status: 403,
+    retryable: false,
+    doc: 'The SSRF guard refused the target (private, loopback, link-local, metadata address; non-http(s) redirect).',
+  },
+  NOT_FOUND: {
+    status: 404,
+    retryable: false,
+    doc: 'No such route, or no such job (`Job not found`, as Firecrawl says it).',
+  },
+  METHOD_NOT_ALLOWED: {
+    status: 405,
+    retryable: false,
+    doc: '`GET` or `DELETE` on `/mcp`: the MCP endpoint is stateless and takes `POST` only (sent with `Allow: POST`).',
+  },
+  TIMEOUT: { status: 408, retryable: true, doc: "The request's `timeout` budget ran out." },
+  JOB_FINISHED: {
+    status: 409,
+    retryable: false,
+    doc: 'Cancelling a job that already ended ("Crawl is already completed").',
+  },
+  BODY_TOO_LARGE: {
+    status: 413,
+    retryable: false,
+    doc: 'The request body exceeds `MAX_REQUEST_BODY_BYTES`.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    status: 415,
+    retryable: false,
+    doc: 'The request body is not `application/json`.',
+  },
+  UNSUPPORTED_CONTENT: {
+    status: 422,
+    retryable: false,
+    doc: 'The target served a binary type that cannot become text.',
+  },
+  CONTENT_TOO_LARGE: {
+    status: 422,
+    retryable: false,
+    doc: 'A document unpacks past `MAX_DOCUMENT_BYTES` (zip entries, PDF streams), or converting it ran the content worker out of memory (`CONTENT_WORKER_HEAP_MB`).',
+  },
+  ACTION_FAILED: {
+    status: 422,
+    retryable: false,
+    doc: 'A browser action failed on the page (the message names its index), or `waitForSelector` never appeared.',
+  },
+  SCHEMA_VIOLATION: {
+    status: 422,
+    retryable: false,
+    perItem: true,
+    doc: "The data extracted from a page does not match the caller's JSON Schema; the message lists the violations.",
+  },
+  CONFIGURATION_ERROR: {
+    status: 500,
+    retryable: false,
+    doc: "The service's own configuration prevents the request (e.g. an invalid `SERVICE_EXTRACT_CONCURRENCY`).",
+  },
+  INTERNAL: {
+    status: 500,
+    retryable: false,
+    doc: 'A bug. The message is generic; the log has the details.',
+  },
+  TARGET_UNREACHABLE: {
+    status: 502,
+    retryable: true,
+    doc: 'DNS failure, refused or reset connection, TLS failure (the message says to set `skipTlsVerification`).',
+  },
+  TOO_MANY_REDIRECTS: {
+    status: 502,
+    retryable: false,
+    doc: 'More than `MAX_REDIRECTS` redirects (loops included).',
+  },
+  TARGET_TOO_LARGE: {
+    status: 502,
+    retryable: false,
+    doc: "The target's body exceeded `MAX_RESPONSE_BYTES` on the wire or `MAX_DECOMPRESSED_BYTES` decoded.",
+  },
+  SEARCH_PROVIDER_FAILED: {
+    status: 502,
+    retryable: true,
+    doc: 'The search provider was unreachable, rate limiting (429), failing, or answered something unparsable; the message names it.',
+  },
+  LLM_FAILED: {
+    status: 502,
+    retryable: true,
+    perItem: true,
+    doc: 'The LLM endpoint could not be reached, answered an HTTP error, or answered no JSON.',
+  },
+  SERVICE_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    doc: 'A needed capability is not available (the browser engine, saturated content workers); sent with `Retry-After`.',
+  },
+  BUSY: {
+    status: 503,
+    retryable: true,
+    doc: 'Admission control: too many requests of this kind are running and queued; sent with `Retry-After`.',
+  },
+  STORE_UNAVAILABLE: {
+    status: 503,
+    retryable: true,
+    doc: 'The job store cannot be opened or written (unwritable `DATA_DIR`, corrupt file, full disk); the message says why.',
+  },
+} as const satisfies Record<string, ErrorSpec>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(code: string): code is ErrorCode {
+  return Object.hasOwn(ERRORS, code);
+}
+
+/**
+ * The one error hierarchy of the service: every failure that reaches a client is an AppError, answered by
+ * the surface's error handler as `{success: false, code, error}` with the code's status. A class declares
+ * only its `code`; status and `retryable` come from ERRORS.
+ *
+ * `retryable` is read by the crawl's retry of a failed page (src/jobs/crawl-run.ts): a transient cause
+ * (timeout, unreachable target, busy service or store) is tried again; a permanent one (4xx, robots, SSRF
+ * block, oversized target) is recorded at once.
  */
 export abstract class AppError extends Error {
-  abstract readonly code: string;
-  abstract readonly status: number;
-  readonly retryable: boolean = false;
+  abstract readonly code: ErrorCode;
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = new.target.name;
+  }
+
+  get status(): number {
+    return ERRORS[this.code].status;
+  }
+
+  get retryable(): boolean {
+    return ERRORS[this.code].retryable;
   }
 }
 
 export class BadRequestError extends AppError {
   readonly code = 'BAD_REQUEST';
-  readonly status = 400;
 }
 
 /** A request that asks for something the chosen engine cannot do (e.g. a screenshot over plain HTTP). */
 export class UnsupportedFeatureError extends AppError {
   readonly code = 'UNSUPPORTED_FEATURE';
-  readonly status = 400;
 }
 
 export class BodyTooLargeError extends AppError {
   readonly code = 'BODY_TOO_LARGE';
-  readonly status = 413;
 }
 
 export class UnsupportedMediaTypeError extends AppError {
   readonly code = 'UNSUPPORTED_MEDIA_TYPE';
-  readonly status = 415;
 }
 
 /** API_KEYS is set and the request carries no valid key. */
 export class UnauthorizedError extends AppError {
   readonly code = 'UNAUTHORIZED';
-  readonly status = 401;
 }
 
 /** The request's Host header names a host this service does not answer for (ALLOWED_HOSTS). */
 export class HostNotAllowedError extends AppError {
   readonly code = 'HOST_NOT_ALLOWED';
-  readonly status = 403;
 }
 
 export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
-  readonly status = 404;
+}
+
+/** A method the route does not take (the stateless MCP endpoint takes POST only). */
+export class MethodNotAllowedError extends AppError {
+  readonly code = 'METHOD_NOT_ALLOWED';
 }
 
 /** The target URL points at an address or scheme the SSRF guard refuses. */
 export class TargetBlockedError extends AppError {
   readonly code = 'TARGET_BLOCKED';
-  readonly status = 403;
 }
 
 /** The caller's total budget (`timeout`) ran out. */
 export class TimeoutError extends AppError {
   readonly code = 'TIMEOUT';
-  readonly status = 408;
-  override readonly retryable = true;
 }
 
 /** DNS failure, refused connection, TLS failure, reset: the target could not be fetched. */
 export class TargetUnreachableError extends AppError {
   readonly code = 'TARGET_UNREACHABLE';
-  readonly status = 502;
-  override readonly retryable = true;
 }
 
 export class TooManyRedirectsError extends AppError {
   readonly code = 'TOO_MANY_REDIRECTS';
-  readonly status = 502;
 }
 
 /** The target's response (raw or decompressed) exceeded the configured byte cap. */
 export class TargetTooLargeError extends AppError {
   readonly code = 'TARGET_TOO_LARGE';
-  readonly status = 502;
 }
 
 /** The target answered with a media type we cannot turn into text (images, PDFs, archives...). */
 export class UnsupportedContentError extends AppError {
   readonly code = 'UNSUPPORTED_CONTENT';
-  readonly status = 422;
 }
 
 /**
@@ -94,58 +242,91 @@ export class UnsupportedContentError extends AppError {
  */
 export class ContentTooLargeError extends AppError {
   readonly code = 'CONTENT_TOO_LARGE';
-  readonly status = 422;
+}
+
+/** A browser action (or `waitForSelector`) failed on the page; the message names which. */
+export class ActionFailedError extends AppError {
+  readonly code = 'ACTION_FAILED';
+}
+
+/** Extracted data that does not match the caller's JSON Schema: one extract result's failure. */
+export class SchemaViolationError extends AppError {
+  readonly code = 'SCHEMA_VIOLATION';
+}
+
+/** The search provider was down, refused (429), or answered something unparsable. */
+export class SearchProviderError extends AppError {
+  readonly code = 'SEARCH_PROVIDER_FAILED';
+}
+
+/** The failure of one LLM call: per-URL in extract, a fallback in llms.txt. */
+export class LlmError extends AppError {
+  readonly code = 'LLM_FAILED';
 }
 
 export class ServiceUnavailableError extends AppError {
   readonly code = 'SERVICE_UNAVAILABLE';
-  readonly status = 503;
-  override readonly retryable = true;
 }
 
 /** The service's own configuration makes the request impossible (e.g. an invalid env value). */
 export class ConfigurationError extends AppError {
   readonly code = 'CONFIGURATION_ERROR';
-  readonly status = 500;
 }
 
 /** Admission control refused the request: too many of its kind are running and queued. */
 export class ServiceBusyError extends AppError {
   readonly code = 'BUSY';
-  readonly status = 503;
-  override readonly retryable = true;
 }
 
 /** The job store (SQLite file under DATA_DIR, or Redis) cannot be opened or written: corrupt, full, gone. */
 export class StoreUnavailableError extends AppError {
   readonly code = 'STORE_UNAVAILABLE';
-  readonly status = 503;
-  override readonly retryable = true;
 }
 
 /** The job exists but is already over (completed, failed or cancelled): it can no longer change. */
 export class JobFinishedError extends AppError {
   readonly code = 'JOB_FINISHED';
-  readonly status = 409;
 }
 
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
-  readonly status = 500;
 }
 
-const BY_CODE: Record<string, new (message: string) => AppError> = {
+/** The class of every code: the compiler fails when a code of ERRORS has none. */
+const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   BAD_REQUEST: BadRequestError,
   UNSUPPORTED_FEATURE: UnsupportedFeatureError,
+  UNAUTHORIZED: UnauthorizedError,
+  HOST_NOT_ALLOWED: HostNotAllowedError,
+  TARGET_BLOCKED: TargetBlockedError,
+  NOT_FOUND: NotFoundError,
+  METHOD_NOT_ALLOWED: MethodNotAllowedError,
+  TIMEOUT: TimeoutError,
+  JOB_FINISHED: JobFinishedError,
+  BODY_TOO_LARGE: BodyTooLargeError,
+  UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
   UNSUPPORTED_CONTENT: UnsupportedContentError,
   CONTENT_TOO_LARGE: ContentTooLargeError,
+  ACTION_FAILED: ActionFailedError,
+  SCHEMA_VIOLATION: SchemaViolationError,
+  CONFIGURATION_ERROR: ConfigurationError,
+  INTERNAL: InternalError,
+  TARGET_UNREACHABLE: TargetUnreachableError,
+  TOO_MANY_REDIRECTS: TooManyRedirectsError,
   TARGET_TOO_LARGE: TargetTooLargeError,
+  SEARCH_PROVIDER_FAILED: SearchProviderError,
+  LLM_FAILED: LlmError,
+  SERVICE_UNAVAILABLE: ServiceUnavailableError,
+  BUSY: ServiceBusyError,
+  STORE_UNAVAILABLE: StoreUnavailableError,
 };
 
-/** Rebuilds an error that crossed a thread boundary as {code, message}. */
+/**
+ * Rebuilds an error that crossed a thread or process boundary as {code, message} (the content workers:
+ * src/pipeline/content-worker.ts). Any code of ERRORS comes back as its own class; an unknown one is INTERNAL.
+ */
 export function errorFromCode(code: string, message: string): AppError {
-  const Class = BY_CODE[code];
-  return Class ? new Class(message) : new InternalError(message);
+  return isErrorCode(code) ? new BY_CODE[code](message) : new InternalError(message);
 }
 
 /** Normalizes anything thrown into an AppError; unknown errors become INTERNAL with the cause kept. */

@@ -43,7 +43,7 @@ describe('POST /api/v1/crawl', () => {
     assert.ok(!site.paths().some((p) => p.includes('utm_source')), 'tracking duplicates not fetched');
     assert.equal(site.paths().filter((p) => p === '/gen/0').length, 1);
     assert.ok(!site.hits.some((h) => h.host === 'external.example'));
-    // Crawl result pages: markdown by default and the metadata subset of SPEC 2.3.
+    // Crawl result pages: markdown by default and the metadata subset of a crawl page.
     const first = data[0]!;
     assert.match(first.markdown!, /^# Home/);
     assert.deepEqual(Object.keys(first.metadata).sort(), [

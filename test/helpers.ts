@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/config/config.js';
 import { buildContent } from '../src/content/build.js';
 import type { Resolver } from '../src/lib/ssrf-guard.js';
 import { buildApp } from '../src/app/server.js';

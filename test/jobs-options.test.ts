@@ -120,7 +120,7 @@ describe('guards around jobs', () => {
   });
 });
 
-describe('the seed crawl stream', () => {
+describe('the native crawl stream', () => {
   test('a parallel crawl read slowly still ends: every worker waiting for room is woken', async (t) => {
     // Pages large enough that the socket's buffers fill and the crawl's own buffer of 32 events with them.
     const site = await startCrawlSite({ pages: 400, padBytes: 100_000 });

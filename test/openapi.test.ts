@@ -53,7 +53,7 @@ test('GET /api/docs/openapi.json is a valid OpenAPI 3.1 document covering every 
   );
 });
 
-test('OpenAPI scrape schema carries the defaults of SPEC 4.1', async (t) => {
+test("OpenAPI scrape schema carries the native API's defaults", async (t) => {
   const svc = await startService(t);
   const doc = (await (await fetch(`${svc.url}/api/docs/openapi.json`)).json()) as {
     paths: Record<
@@ -84,7 +84,7 @@ test('OpenAPI scrape schema carries the defaults of SPEC 4.1', async (t) => {
     onlyMainContent: false,
     waitFor: 0,
     removeBase64Images: true,
-    blockAds: true, // beyond SPEC 4.1: the browser's ad blocking (as Firecrawl's default)
+    blockAds: true, // beyond the native API's fields: the browser's ad blocking (as Firecrawl's default)
     skipTlsVerification: false,
     screenshot: false,
     screenshotFormat: 'png',

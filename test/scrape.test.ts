@@ -19,7 +19,7 @@ describe('POST /api/v1/scrape (http engine)', () => {
     assert.match(doc.markdown!, /All rights reserved/);
   });
 
-  test('every metadata field of SPEC 2.2', async (t) => {
+  test('every metadata field of the page document', async (t) => {
     const s = await site(t);
     const svc = await startService(t);
     const { json } = await svc.post('/api/v1/scrape', { url: `${s.url}/redirect/2`, engine: 'http' });
@@ -46,7 +46,7 @@ describe('POST /api/v1/scrape (http engine)', () => {
       detectedFrameworks: null,
       detectionReason: null,
       contentScriptRatio: m.contentScriptRatio,
-      pageType: 'other', // beyond SPEC 2.2: no schema.org type or og:type on this fixture
+      pageType: 'other', // beyond the native API's fields: no schema.org type or og:type on this fixture
     });
     assert.ok(
       (m.wordCount as number) > 250 && (m.wordCount as number) < 500,

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';

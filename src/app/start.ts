@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { ConfigError, loadConfig } from '../config.js';
-import type { Config } from '../config.js';
+import { ConfigError, loadConfig } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { pingRedis } from '../lib/redis-ping.js';
 import { safeUrl } from '../jobs/job-engine.js';
 import { buildApp } from './server.js';

@@ -3,8 +3,8 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TSchema } from 'typebox';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { ConfigError, loadCliConfig } from '../config.js';
-import type { Config } from '../config.js';
+import { ConfigError, loadCliConfig } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { BadRequestError, toAppError } from '../errors.js';
 import { createMcpServer } from '../interfaces/mcp.js';
 import { CORE_OPERATIONS, CRAWL } from '../interfaces/operations.js';
@@ -61,7 +61,7 @@ Exit codes: 0 done, 1 the operation failed, 2 bad usage. pagewright COMMAND --he
   parse:
     'pagewright parse FILE [--only-main-content] [--formats ...]: a local file (PDF, Word, Excel, PowerPoint, HTML, Markdown, text) as Markdown on stdout.',
   serve:
-    'pagewright serve: the HTTP API (as npm start), configured by the environment (README, Configuration).',
+    'pagewright serve: the HTTP API (as npm start), configured by the environment (docs/reference/configuration.md).',
   worker: 'pagewright worker: works jobs from Redis (REDIS_URL), as npm run worker.',
   mcp: 'pagewright mcp: the MCP server over stdio, for agents (Claude Desktop, Cursor...).',
 };

@@ -26,7 +26,7 @@ export interface ScopeOptions {
 export const MAX_MATCHED_URL_CHARS = 2048;
 
 /**
- * Globs matched against the URL path, e.g. "/blog/**" (the seed API's includePaths), on the linear-time
+ * Globs matched against the URL path, e.g. "/blog/**" (the native crawl's includePaths), on the linear-time
  * engine (see glob.ts). A glob it cannot run is a 400 naming `field[i]`.
  */
 export function globMatcher(globs: string[] | undefined, field = 'paths'): UrlMatcher | null {

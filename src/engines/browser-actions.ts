@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import type { Deadline } from '../lib/deadline.js';
 
 /**
- * SPEC 2.7 actions (click, type, wait, waitForSelector, scroll) and Firecrawl's (write, press, screenshot,
+ * The native API's actions (click, type, wait, waitForSelector, scroll) and Firecrawl's (write, press, screenshot,
  * scrape, executeJavascript, pdf). Scroll takes `direction` (down by default) and `amount` px, or a `selector`
  * to bring into view; down with no amount scrolls until the page stops growing. Click with `all` clicks every
  * match.

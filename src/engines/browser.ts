@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../lib/logger.js';
-import { AppError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
+import { ActionFailedError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import { assertTargetAllowed } from '../lib/ssrf-guard.js';
@@ -51,11 +51,6 @@ function localeOf(headers: Record<string, string>): string | undefined {
   const value = Object.entries(headers).find(([name]) => name.toLowerCase() === 'accept-language')?.[1];
   const first = value?.split(',')[0]?.split(';')[0]?.trim();
   return first && /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(first) ? first : undefined;
-}
-
-export class ActionFailedError extends AppError {
-  readonly code = 'ACTION_FAILED';
-  readonly status = 422;
 }
 
 /** Tallest full-page screenshot taken (px): an endless feed must not become a gigabyte image. */

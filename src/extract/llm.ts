@@ -1,5 +1,5 @@
 import { Agent, request } from 'undici';
-import { AppError, BadRequestError, TargetUnreachableError } from '../errors.js';
+import { AppError, BadRequestError, LlmError, TargetUnreachableError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
@@ -17,13 +17,6 @@ export interface LlmPrompt {
   input: string;
   /** JSON Schema the answer must follow (sent as structured-output format when given). */
   schema?: Record<string, unknown> | boolean;
-}
-
-/** The failure of one LLM call (status 502): per-URL in extract, a fallback in llmstxt. */
-export class LlmError extends AppError {
-  readonly code = 'LLM_FAILED';
-  readonly status = 502;
-  override readonly retryable = true;
 }
 
 export type LlmApi = 'chat' | 'responses';

@@ -4,7 +4,7 @@ import { BadRequestError } from '../errors.js';
  * Bounds on a caller's JSON Schema, checked before it is hashed or compiled: Ajv compiles on the main
  * thread, recursively, in time that grows with the number of keywords and subschemas (about 0.05 to
  * 0.1 ms each on a 2-core machine). At these limits the costliest shapes measured compile in 15 to 50 ms
- * (README, Security); a schema nested past them would overflow the stack of the compiler or of
+ * (docs/operations.md, Security); a schema nested past them would overflow the stack of the compiler or of
  * JSON.stringify. An extraction schema of 50 fields nested three deep needs a quarter of them.
  */
 export const SCHEMA_LIMITS = {

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { CrawlSettings } from '../jobs/crawl-run.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
 import type { Deadline } from '../lib/deadline.js';

@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { CrawlJobRequest, JobEvent } from '../jobs/job-manager.js';
 import type { JobSurfacePorts } from '../jobs/job-engine.js';
 import type { JobKind } from '../jobs/stores/job-store.js';

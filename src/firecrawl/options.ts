@@ -47,7 +47,7 @@ function countryOf(o: FcScrapeOptions): string | undefined {
 /** The warning a job carries for the fields it was given without effect, or undefined. */
 export function noEffectWarning(fields: string[]): string | undefined {
   if (fields.length === 0) return undefined;
-  return `Accepted without effect on this server (see the README's Firecrawl table): ${fields.join(', ')}`;
+  return `Accepted without effect on this server (see docs/reference/firecrawl.md): ${fields.join(', ')}`;
 }
 
 export function webhookOf(webhook: FcWebhook | undefined): WebhookTarget | null {

@@ -20,7 +20,7 @@ import { firecrawlDocument, noEffectFields, noEffectWarning } from './options.js
 import type { FirecrawlDeps } from './deps.js';
 import type { SearchPage } from '../operations/search.js';
 
-/** Hits a search asks the provider for at most (Firecrawl allows 100; the seed's providers give 50). */
+/** Hits a search asks the provider for at most (Firecrawl allows 100; our providers give 50). */
 const MAX_SEARCH_RESULTS = 50;
 /** Firecrawl v2's default `maxAge`: a page scraped in the last two days is answered from the cache. */
 const V2_MAX_AGE_MS = 2 * 24 * 3600 * 1000;

@@ -1,5 +1,5 @@
 import { BadRequestError } from '../errors.js';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
 import type { FcExtractBody, FcLlmsTxtBody } from './schemas/jobs.js';
 import type { LlmsTxtBody } from '../schemas/search.js';

@@ -57,7 +57,7 @@ export interface CrawlSpec {
   scope: Omit<ScopeOptions, 'include' | 'exclude'> & {
     include?: string[];
     exclude?: string[];
-    /** How include/exclude are read: globs on the path (seed API) or regular expressions (Firecrawl). */
+    /** How include/exclude are read: globs on the path (the native API) or regular expressions (Firecrawl). */
     patterns: 'glob' | 'regex';
     /** Regular expressions are tested against the whole URL instead of the path. */
     patternsOnFullUrl?: boolean;
@@ -83,9 +83,9 @@ export interface CrawlSpec {
   page: ScrapeOptions;
 }
 
-/** Where a crawl's results go: a job's store, or the caller attached to the seed's crawl. */
+/** Where a crawl's results go: a job's store, or the caller attached to the native crawl. */
 export interface CrawlSink {
-  /** A page is about to be fetched (the seed stream's status event). */
+  /** A page is about to be fetched (the native crawl stream's status event). */
   fetching?(url: string, crawled: number, queued: number): void;
   /** Resolves when the document is kept (stored, or taken by the reader: backpressure). */
   document(item: FrontierItem, doc: PageDocument, links: string[]): Promise<void>;

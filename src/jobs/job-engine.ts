@@ -1,6 +1,6 @@
 import type { Metrics } from '../lib/metrics.js';
 import { Redis } from 'ioredis';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { toAppError } from '../errors.js';
 import type { StoreUnavailableError } from '../errors.js';
 import type { JobKind, JobStore } from './stores/job-store.js';

@@ -98,7 +98,7 @@ export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'ex
 /**
  * Queues, runs, cancels, resumes and purges jobs. Every job is stored before its id is answered; at startup
  * the jobs a dead process left in `scraping` are resumed from their frontier (in-flight URLs requeued), or
- * failed with the reason once they were interrupted too often. Attached jobs (the seed's crawl and stream)
+ * failed with the reason once they were interrupted too often. Attached jobs (the native crawl and its stream)
  * run on the same engine with an in-memory store and frontier: only their caller reads them.
  */
 export class JobManager {
@@ -271,9 +271,9 @@ export class JobManager {
   }
 
   /**
-   * Runs a crawl whose caller reads it as it goes (the seed's /crawl and /crawl/stream): an unlisted job on
+   * Runs a crawl whose caller reads it as it goes (the native /api/v1/crawl and its stream): an unlisted job on
    * the in-memory store, cancelled when `signal` aborts (the caller went away). Admission is the caller's
-   * (the seed's crawl gate), so these never wait behind durable jobs.
+   * (the native crawl's gate), so these never wait behind durable jobs.
    */
   async attachCrawl(spec: CrawlSpec, sink: CrawlSink, signal: AbortSignal): Promise<CrawlSummary> {
     const job = await this.memory.create({

@@ -25,7 +25,7 @@ function toCrawlPage(doc: PageDocument): CrawlPage {
   };
 }
 
-/** The seed API's crawl request as a crawl spec (input is checked here, before the first event). */
+/** The native crawl request as a crawl spec (input is checked here, before the first event). */
 export function seedCrawlSpec(
   body: CrawlBody,
   settings: CrawlSettings,
@@ -81,7 +81,7 @@ export function seedCrawlSpec(
 }
 
 /**
- * The seed's crawl (/api/v1/crawl and its stream) as a view of a job: events in order (status, document,
+ * The native crawl (/api/v1/crawl and its stream) as a view of a job: events in order (status, document,
  * error, complete), with backpressure on documents. Stopping the iteration (client gone) cancels the job.
  */
 export async function* crawlSite(

@@ -1,8 +1,8 @@
 import { selectAll } from 'css-select';
 import type { ValidateFunction } from 'ajv';
-import { AppError, BadRequestError, ConfigurationError, toAppError } from '../errors.js';
+import { BadRequestError, ConfigurationError, SchemaViolationError, toAppError } from '../errors.js';
 import { completeness } from '../extract/css.js';
-import { LlmError, checkLlmFields, parseJsonAnswer } from '../extract/llm.js';
+import { checkLlmFields, parseJsonAnswer } from '../extract/llm.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
 import { compileSchema, describeViolations } from '../extract/schema.js';
 import { Deadline } from '../lib/deadline.js';
@@ -21,11 +21,6 @@ export interface ExtractDeps extends ScrapeDeps {
   llmMaxInputChars: number;
 }
 
-class SchemaViolationError extends AppError {
-  readonly code = 'SCHEMA_VIOLATION';
-  readonly status = 422;
-}
-
 interface Plan {
   mode: 'auto' | 'css' | 'llm';
   selectors: Record<string, string> | null;
@@ -35,7 +30,7 @@ interface Plan {
   llm: LlmEndpoint | null;
 }
 
-/** Every request-level check, before any fetch or model call (SPEC 7 rules 1-2). */
+/** Every request-level check (schema, prompt, concurrency setting), before any fetch or model call. */
 type CallerSchema = Record<string, unknown> | boolean | undefined;
 
 function plan(body: ExtractBody, deps: ExtractDeps): Plan {
@@ -157,12 +152,12 @@ export async function extractBatch(
   const p = plan(body, deps);
   const concurrency = 'value' in deps.concurrency ? deps.concurrency.value : 1;
   const results = await mapWithLimit(body.urls, concurrency, async (url): Promise<ExtractItem> => {
-    // The per-URL budget starts when its slot opens (SPEC 4.5 batch rule 2).
+    // The per-URL budget starts when its slot opens: waiting for a slot is not counted.
     const deadline = Deadline.after(body.timeout ?? 30000, signal);
     try {
       return await extractOne(url, body, p, deadline, deps);
     } catch (err) {
-      const e = err instanceof LlmError || err instanceof AppError ? err : toAppError(err);
+      const e = toAppError(err);
       return { url, success: false, error: e.code === 'INTERNAL' ? 'Internal error' : e.message };
     }
   });

@@ -16,7 +16,7 @@ const LINK_CRAWL_PAGES = 20;
 const LINK_CRAWL_DEPTH = 3;
 const LINK_CRAWL_CONCURRENCY = 4;
 
-/** What map takes beyond the seed's body (Firecrawl's map has these too). */
+/** What map takes beyond the native API's body (Firecrawl's map has these too). */
 export interface MapRequest extends MapBody {
   /** Only the sitemaps' URLs (and the start URL): no page is fetched for links. */
   sitemapOnly?: boolean;

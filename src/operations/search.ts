@@ -60,7 +60,7 @@ export async function searchPages(
   return pages;
 }
 
-/** The seed's search: hits, and with scrapeResults each page's content (or `content: null` and an `error`). */
+/** The native search: hits, and with scrapeResults each page's content (or `content: null` and an `error`). */
 export async function searchWeb(
   body: SearchBody,
   signal: AbortSignal,

@@ -1,6 +1,7 @@
 // Worker-thread entry: every parse of fetched bytes (pages, sitemaps, search result pages) runs here,
 // off the event loop.
 import { AppError } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
 import { runContentTask } from './content-tasks.js';
 import type { ContentOutput, ContentTask } from './content-tasks.js';
 
@@ -12,10 +13,11 @@ export interface ContentEnvelope {
   started: Int32Array;
 }
 
+/** A failure crosses back as its code and message; the pool rebuilds the error with errorFromCode. */
 export type ContentResult =
   | { ok: true; value: ContentOutput }
   | { ok: false; expired: true }
-  | { ok: false; expired: false; code: string; status: number; message: string };
+  | { ok: false; expired: false; code: ErrorCode; message: string };
 
 export default async function runInWorker(envelope: ContentEnvelope): Promise<ContentResult> {
   Atomics.store(envelope.started, 0, 1);
@@ -23,17 +25,10 @@ export default async function runInWorker(envelope: ContentEnvelope): Promise<Co
   try {
     return { ok: true, value: await runContentTask(envelope.task) };
   } catch (err) {
-    if (err instanceof AppError) {
-      return { ok: false, expired: false, code: err.code, status: err.status, message: err.message };
-    }
+    if (err instanceof AppError) return { ok: false, expired: false, code: err.code, message: err.message };
     if (err instanceof RangeError) {
-      return {
-        ok: false,
-        expired: false,
-        code: 'UNSUPPORTED_CONTENT',
-        status: 422,
-        message: `Content could not be processed: ${err.message}`,
-      };
+      const message = `Content could not be processed: ${err.message}`;
+      return { ok: false, expired: false, code: 'UNSUPPORTED_CONTENT', message };
     }
     throw err;
   }

@@ -20,7 +20,7 @@ export interface ScrapeDeps {
   metrics?: Metrics;
 }
 
-/** One page with the per-page options of SPEC 4.1 (shared by scrape and crawl). */
+/** One page with the native API's per-page options (shared by scrape and crawl). */
 export interface PageRequest {
   url: URL;
   sourceUrl: string;

@@ -52,7 +52,7 @@ export interface RenderedPage {
   extracted?: Record<string, unknown>;
 }
 
-/** Turns fetched bytes into the page document of SPEC 2.1, with only the requested formats. */
+/** Turns fetched bytes into the page document (title, description, url, metadata, formats), only the requested formats. */
 export function toPageDocument(page: FetchedPage, options: DocumentOptions): PageDocument {
   return renderPage(page, options).document;
 }

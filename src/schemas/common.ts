@@ -4,7 +4,7 @@ import type { Static } from 'typebox';
 export const ErrorReply = Type.Object(
   {
     success: Type.Literal(false),
-    code: Type.String({ description: 'Stable error code (see the README error catalogue).' }),
+    code: Type.String({ description: 'Stable error code (see docs/reference/errors.md).' }),
     error: Type.String({ description: 'Human-readable description; names the offending field.' }),
   },
   { description: 'A failure of the whole request.' },

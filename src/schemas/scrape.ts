@@ -36,7 +36,7 @@ export const BrowserAction = Type.Object(
   {
     additionalProperties: false,
     description:
-      'A browser action run before capture: SPEC 2.7 (click, type, wait, waitForSelector, scroll) and ' +
+      'A browser action run before capture: the native actions (click, type, wait, waitForSelector, scroll) and ' +
       'write, press, screenshot, scrape, executeJavascript, pdf (their outputs are the document `actions`).',
   },
 );

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import type { Deadline } from '../lib/deadline.js';
-import { SearchProviderError } from './types.js';
+import { SearchProviderError } from '../errors.js';
 
 /** GETs a provider URL within the deadline; any failure becomes a SearchProviderError naming the provider. */
 export async function getFromProvider(

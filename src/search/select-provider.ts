@@ -1,4 +1,4 @@
-import type { SearchConfig } from '../config.js';
+import type { SearchConfig } from '../config/config.js';
 import { BraveProvider } from './providers/brave.js';
 import { DuckDuckGoProvider } from './providers/duckduckgo.js';
 import type { ParseResultsPage } from './providers/duckduckgo.js';

@@ -1,5 +1,4 @@
 import type { Deadline } from '../lib/deadline.js';
-import { AppError } from '../errors.js';
 
 export interface SearchHit {
   title: string;
@@ -16,11 +15,4 @@ export interface SearchQuery {
 export interface SearchProvider {
   readonly name: string;
   search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]>;
-}
-
-/** The provider was down, refused (429), or answered something unparsable. */
-export class SearchProviderError extends AppError {
-  readonly code = 'SEARCH_PROVIDER_FAILED';
-  readonly status = 502;
-  override readonly retryable = true;
 }

@@ -66,7 +66,7 @@ async function upload(
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
 }
 
-/** The same document scraped from the site and uploaded to the seed's and Firecrawl's parse routes. */
+/** The same document scraped from the site and uploaded to the native and Firecrawl's parse routes. */
 async function everyWay(svc: Service, base: string, path: string, bytes: Buffer): Promise<Reply[]> {
   const name = path.slice(1);
   return [

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { MethodNotAllowedError } from '../../errors.js';
 import { createMcpServer } from '../../interfaces/mcp.js';
 
 /**
@@ -27,11 +28,13 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       method,
       url: '/mcp',
       schema: { hide: true },
-      handler: async (_req, reply) =>
-        reply
-          .code(405)
+      handler: async (_req, reply) => {
+        const e = new MethodNotAllowedError('MCP here is stateless: POST /mcp');
+        return reply
+          .code(e.status)
           .header('allow', 'POST')
-          .send({ success: false, code: 'METHOD_NOT_ALLOWED', error: 'MCP here is stateless: POST /mcp' }),
+          .send({ success: false, code: e.code, error: e.message });
+      },
     });
   }
 };

@@ -12,7 +12,7 @@ export interface JobRecord {
   state: JobState;
   /** The job's request as the service normalized it (what a resumed job runs again). */
   request: unknown;
-  /** False for jobs a caller is attached to (the seed's crawl and stream): never listed or resumed. */
+  /** False for jobs a caller is attached to (the native crawl and its stream): never listed or resumed. */
   listed: boolean;
   /** Pages the job expects to produce so far (grows while a crawl discovers URLs). */
   total: number;

@@ -10,7 +10,7 @@ interface Entry {
 }
 
 /**
- * A JobStore in this process's memory: for jobs a caller is attached to (the seed's synchronous crawl and
+ * A JobStore in this process's memory: for jobs a caller is attached to (the native API's synchronous crawl and
  * stream, whose documents go only to that caller). Same contract as the durable adapters, minus surviving a restart.
  */
 export class MemoryJobStore implements JobStore {

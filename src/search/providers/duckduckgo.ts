@@ -4,7 +4,7 @@ import { parseHtml } from '../../content/parse/parse.js';
 import { textOf } from '../../content/parse/dom.js';
 import type { Deadline } from '../../lib/deadline.js';
 import { getFromProvider } from '../provider-http.js';
-import { SearchProviderError } from '../types.js';
+import { SearchProviderError } from '../../errors.js';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
 
 /** DuckDuckGo wraps result links in a redirect (`/l/?uddg=<target>`); this returns the target. */

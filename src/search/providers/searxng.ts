@@ -1,6 +1,6 @@
 import type { Deadline } from '../../lib/deadline.js';
 import { getFromProvider, parseJson } from '../provider-http.js';
-import { SearchProviderError } from '../types.js';
+import { SearchProviderError } from '../../errors.js';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
 
 /** SearXNG's JSON API (`/search?format=json`), paging until `limit` results or no more. */

@@ -1,0 +1,128 @@
+import path from 'node:path';
+import os from 'node:os';
+import { ConfigError } from './kinds.js';
+import { readSettings } from './settings.js';
+import type { Settings } from './settings.js';
+
+export { ConfigError };
+
+type Env = Record<string, string | undefined>;
+
+/** The settings that `Config` holds composed (nested or resolved) rather than as they are. */
+const COMPOSED = [
+  'allowedHosts',
+  'redisUrl',
+  'workers',
+  'jobShares',
+  'metricsPort',
+  'redisStalledMs',
+  'frontierLeaseMs',
+  'openaiBaseUrl',
+  'openaiApiKey',
+  'modelName',
+  'searchProvider',
+  'searxngUrl',
+  'braveApiKey',
+  'braveSearchUrl',
+  'duckduckgoUrl',
+  'pagewrightApiKey',
+] as const satisfies readonly (keyof Settings)[];
+type Composed = (typeof COMPOSED)[number];
+
+/** The search settings (SEARCH_PROVIDER, SEARXNG_URL, DUCKDUCKGO_URL, BRAVE_*), the provider resolved. */
+export interface SearchConfig {
+  provider: NonNullable<Settings['searchProvider']>;
+  searxngUrl: Settings['searxngUrl'];
+  duckduckgoUrl: Settings['duckduckgoUrl'];
+  braveUrl: Settings['braveSearchUrl'];
+  braveApiKey: Settings['braveApiKey'];
+}
+
+/**
+ * Typed service configuration, parsed once from the environment at startup (the only reader of env). Each
+ * value is the setting of src/config/settings.ts with the same name, which says what it is; the settings
+ * that belong together are nested here.
+ */
+export type Config = Omit<Settings, Composed> & {
+  /** ALLOWED_HOSTS resolved: the names a Host header may carry; null: any. */
+  allowedHosts: string[] | null;
+  search: SearchConfig;
+  /** The distributed job engine (REDIS_URL and the settings that need it); null: the embedded SQLite store. */
+  redis: {
+    url: string;
+    workers: number;
+    metricsPort: Settings['metricsPort'];
+    shares: Settings['jobShares'];
+    stalledMs: Settings['redisStalledMs'];
+    leaseMs: Settings['frontierLeaseMs'];
+  } | null;
+  /** The server's own LLM (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME); null: none. */
+  llm: { baseUrl: string; apiKey: string | undefined; model: Settings['modelName'] } | null;
+};
+
+const LOOPBACK_BIND = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
+
+/**
+ * ALLOWED_HOSTS, or unset: on a loopback-only bind without TRUST_PROXY only loopback names, so that a web page
+ * a browser on this machine loads cannot reach the service through a rebound DNS name; otherwise any.
+ */
+function hostsOf(s: Settings): string[] | null {
+  if (s.allowedHosts === '*') return null;
+  if (s.allowedHosts !== null) return s.allowedHosts;
+  if (!LOOPBACK_BIND.test(s.host) || s.trustProxy) return null;
+  return [...new Set(['localhost', '127.0.0.1', '::1', s.host.toLowerCase().replace(/^\[|\]$/g, '')])];
+}
+
+function searchConfig(s: Settings): SearchConfig {
+  const provider = s.searchProvider ?? (s.searxngUrl ? 'searxng' : s.braveApiKey ? 'brave' : 'duckduckgo');
+  if (provider === 'searxng' && !s.searxngUrl)
+    throw new ConfigError('SEARCH_PROVIDER=searxng needs SEARXNG_URL');
+  if (provider === 'brave' && !s.braveApiKey)
+    throw new ConfigError('SEARCH_PROVIDER=brave needs BRAVE_API_KEY');
+  return {
+    provider,
+    searxngUrl: s.searxngUrl,
+    duckduckgoUrl: s.duckduckgoUrl,
+    braveUrl: s.braveSearchUrl,
+    braveApiKey: s.braveApiKey,
+  };
+}
+
+function configOf(s: Settings): Config {
+  const composed: readonly string[] = COMPOSED;
+  const flat = Object.fromEntries(Object.entries(s).filter(([key]) => !composed.includes(key)));
+  return {
+    ...(flat as Omit<Settings, Composed>),
+    allowedHosts: hostsOf(s),
+    search: searchConfig(s),
+    redis:
+      s.redisUrl === null
+        ? null
+        : {
+            url: s.redisUrl,
+            workers: s.workers ?? s.maxRunningJobs,
+            metricsPort: s.metricsPort,
+            shares: s.jobShares,
+            stalledMs: s.redisStalledMs,
+            leaseMs: s.frontierLeaseMs,
+          },
+    llm:
+      s.openaiBaseUrl === null
+        ? null
+        : { baseUrl: s.openaiBaseUrl, apiKey: s.openaiApiKey ?? undefined, model: s.modelName },
+  };
+}
+
+/** The service's configuration from `env`; throws ConfigError naming every invalid setting. */
+export function loadConfig(env: Env = process.env): Config {
+  return configOf(readSettings(env));
+}
+
+/**
+ * The `pagewright` command's configuration: the service's, with jobs kept under ~/.pagewright unless DATA_DIR
+ * says otherwise, and PAGEWRIGHT_API_KEY for `--api` calls to a service behind API_KEYS.
+ */
+export function loadCliConfig(env: Env = process.env): Config & { apiKey: string | undefined } {
+  const settings = readSettings({ DATA_DIR: path.join(os.homedir(), '.pagewright'), ...env });
+  return { ...configOf(settings), apiKey: settings.pagewrightApiKey ?? undefined };
+}
