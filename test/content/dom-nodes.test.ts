@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { render } from 'dom-serializer';
+import { Comment, Element, Text, hasChildren, isComment, isTag, isText } from 'domhandler';
+import type { AnyNode } from 'domhandler';
+import { parseDocument } from 'htmlparser2';
+import { DEFAULT_TREE_LIMITS, parseHtml } from '../../src/content/parse/parse.js';
+
+const PAGE =
+  '<!doctype html><html lang="en"><head><title>T &amp; t</title><script>var a = 1 < 2;</script>' +
+  '<style>p{}</style></head><body><!-- note --><main id="m"><h1>Title</h1><p>One &amp; two ' +
+  '<a href="/x">link</a> three.</p><ul><li>a</li><li>b</li></ul></main></body></html>';
+
+function* nodesOf(node: AnyNode): Generator<AnyNode> {
+  yield node;
+  if (hasChildren(node)) for (const child of node.children) yield* nodesOf(child);
+}
+
+describe('tree nodes built by the parser (dom-nodes.ts)', () => {
+  test('are domhandler nodes to every reader: instanceof, type guards, aliases, cloning', () => {
+    const doc = parseHtml(PAGE);
+    let elements = 0;
+    for (const node of nodesOf(doc)) {
+      if (isTag(node)) {
+        elements++;
+        assert.ok(node instanceof Element);
+        assert.equal(node.tagName, node.name);
+        assert.equal(node.nodeType, 1);
+        assert.equal(node.type, node.name === 'script' ? 'script' : node.name === 'style' ? 'style' : 'tag');
+        assert.equal(node.cloneNode(true).children.length, node.children.length);
+      } else if (isText(node)) {
+        assert.ok(node instanceof Text);
+        assert.equal(node.nodeValue, node.data);
+      } else if (isComment(node)) {
+        assert.ok(node instanceof Comment);
+        assert.equal(node.data, ' note ');
+      }
+      if (node.parent) assert.ok(node.parent.children.includes(node as never));
+      if (node.next) assert.equal(node.next.prev, node);
+    }
+    assert.ok(elements >= 12);
+  });
+
+  test('serialize exactly as the tree domhandler builds itself', () => {
+    const ours = parseHtml(PAGE);
+    const theirs = parseDocument(PAGE, {
+      lowerCaseTags: true,
+      lowerCaseAttributeNames: true,
+      decodeEntities: true,
+    });
+    assert.equal(render(ours), render(theirs));
+  });
+
+  test('text split by the tokenizer stays one node and counts once against MAX_HTML_NODES', () => {
+    const doc = parseHtml('<p>a &amp; b &lt; c</p>', { ...DEFAULT_TREE_LIMITS, maxNodes: 3 });
+    const p = [...nodesOf(doc)].find((n) => isTag(n) && n.name === 'p') as Element;
+    assert.equal(p.children.length, 1);
+    assert.equal((p.children[0] as Text).data, 'a & b < c');
+  });
+});
