@@ -22,7 +22,7 @@ const paragraph = (i: number) =>
 /** A table on each page, so that finding columns is part of the measure. */
 const TABLE = `<style>td,th{padding:3px 12px}</style><table><tr><th>Region</th><th>Revenue</th><th>Growth</th></tr>${['North', 'South', 'East', 'West', 'Islands'].map((r, i) => `<tr><td>${r}</td><td>${1000 + i * 37}</td><td>${i + 3}%</td></tr>`).join('')}</table>`;
 
-async function pdf50(): Promise<Buffer> {
+export async function pdf50(): Promise<Buffer> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   try {
     const page = await browser.newPage();

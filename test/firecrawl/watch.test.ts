@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
-import { WebSocket as UndiciWebSocket } from 'undici';
 import Firecrawl from '@mendable/firecrawl-js';
 import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
 import { startService } from '../helpers.js';
 
 /**
  * Firecrawl's job watchers over WebSocket, driven by the real SDK: v2's `Watcher` and v1's `crawlUrlAndWatch`
- * (which needs a global WebSocket: Node 20 has none, so undici's is installed for it, as a browser would have).
+ * (on Node's own global WebSocket, as a browser's).
  */
-
-const g = globalThis as { WebSocket?: unknown };
 
 async function setup(t: TestContext, env: Record<string, string> = {}) {
   const site = await startCrawlSite({ delayMs: 20 });
@@ -56,10 +53,6 @@ describe('Firecrawl job watchers (WebSocket)', () => {
 
   test('v1 crawlUrlAndWatch: documents, then done from the close frame', async (t) => {
     const { site, svc } = await setup(t);
-    if (!g.WebSocket) {
-      g.WebSocket = UndiciWebSocket;
-      t.after(() => delete g.WebSocket);
-    }
     const fc = new Firecrawl({ apiKey: 'test', apiUrl: svc.url });
     const watcher = await fc.v1.crawlUrlAndWatch(`${site.url}/gen/0`, {
       limit: 6,
@@ -88,7 +81,7 @@ describe('Firecrawl job watchers (WebSocket)', () => {
     assert.match((await error).error, /Job not found/);
     unknown.close(); // else the SDK falls back to polling when the socket closes
     // The key travels as the subprotocol, as the SDK sends it; a wrong one is refused before the upgrade.
-    const ws = new UndiciWebSocket(`${svc.url.replace(/^http/, 'ws')}/v2/crawl/${id}`, 'nope');
+    const ws = new WebSocket(`${svc.url.replace(/^http/, 'ws')}/v2/crawl/${id}`, 'nope');
     const refused = await new Promise<boolean>((resolve) => {
       ws.addEventListener('open', () => resolve(false));
       ws.addEventListener('error', () => resolve(true));

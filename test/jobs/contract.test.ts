@@ -78,7 +78,7 @@ pageStoreContract('sqlite', async () => {
 
 pageStoreContract('memory', async () => ({ pages: new MemoryPageStore(), close: async () => undefined }));
 
-test('sqlite: calls after the file is closed fail as the store being away (libsql would abort the process)', async () => {
+test('sqlite: calls after the file is closed fail as the store being away (never a closed handle)', async () => {
   const dir = tempDir();
   const db = SqliteDb.open(dir);
   const store = new SqliteJobStore(db, 60_000);

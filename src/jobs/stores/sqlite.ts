@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { DataDirLock } from './data-dir-lock.js';
 import path from 'node:path';
-import Database from 'libsql';
+import { DatabaseSync } from 'node:sqlite';
+import type { SQLInputValue } from 'node:sqlite';
 import { AppError, StoreUnavailableError } from '../../errors.js';
-
-type Db = InstanceType<typeof Database>;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS jobs (
@@ -73,10 +72,24 @@ interface Waiter {
   reject(err: unknown): void;
 }
 
-/** A prepared statement; statements that return rows return them as arrays (no per-row objects). */
-export function prepare(sql: SqliteDb, source: string) {
+type Param = SQLInputValue;
+
+/**
+ * A prepared statement as the stores use it: rows as arrays (no per-row objects), counts as numbers (no
+ * BigInts are read). The casts of its rows to tuples are the stores' own, checked by the contract suite.
+ */
+export interface Statement {
+  run(...params: Param[]): { changes: number };
+  get(...params: Param[]): unknown;
+  all(...params: Param[]): unknown[];
+  iterate(...params: Param[]): Iterable<unknown>;
+}
+
+/** Prepares `source`; statements that return rows return them as arrays. */
+export function prepare(sql: SqliteDb, source: string): Statement {
   const statement = sql.read(() => sql.db.prepare(source));
-  return /^\s*SELECT|\bRETURNING\b/i.test(source) ? statement.raw() : statement;
+  if (/^\s*SELECT|\bRETURNING\b/i.test(source)) statement.setReturnArrays(true);
+  return statement as unknown as Statement;
 }
 
 /** Maps SQLite's failures (full disk, corrupt file, read-only folder) onto one 503 with the reason. */
@@ -93,34 +106,31 @@ export function storeError(err: unknown): StoreUnavailableError {
  */
 export class SqliteDb {
   private waiters: Waiter[] | null = null;
-  /**
-   * Set by `close`: libsql aborts the whole process (a Rust panic) when a statement runs on a closed file, so
-   * every read and write checks this first and fails as the store being away instead.
-   */
+  /** Set by `close`: every read and write checks it first and fails as the store being away. */
   private closed = false;
   private readonly failureListeners = new Set<(error: StoreUnavailableError) => void>();
 
   private constructor(
-    readonly db: Db,
+    readonly db: DatabaseSync,
     private readonly lock: DataDirLock,
   ) {}
 
   /** Opens (creating when missing) `DATA_DIR/pagewright.db`; StoreUnavailableError when it cannot. */
   static open(dataDir: string): SqliteDb {
-    let db: Db | null = null;
+    let db: DatabaseSync | null = null;
     let lock: DataDirLock | null = null;
     try {
       mkdirSync(dataDir, { recursive: true });
       lock = DataDirLock.take(dataDir);
-      db = new Database(path.join(dataDir, 'pagewright.db'));
-      db.pragma('busy_timeout = 1000');
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      db = new DatabaseSync(path.join(dataDir, 'pagewright.db'));
+      db.exec('PRAGMA busy_timeout = 1000');
+      db.exec('PRAGMA journal_mode = WAL');
+      db.exec('PRAGMA synchronous = NORMAL');
       // A checkpoint every 1,000 pages cost ~50 µs per 10 KB document on the main thread; every 10,000 is
       // a fraction of that and keeps the WAL bounded.
-      db.pragma('wal_autocheckpoint = 10000');
+      db.exec('PRAGMA wal_autocheckpoint = 10000');
       db.exec(SCHEMA);
-      db.prepare('SELECT count(*) FROM jobs').raw().get(); // a corrupt file fails here, not later
+      db.prepare('SELECT count(*) FROM jobs').get(); // a corrupt file fails here, not later
       return new SqliteDb(db, lock);
     } catch (err) {
       try {
@@ -149,7 +159,7 @@ export class SqliteDb {
     const waiters = this.waiters ?? [];
     this.waiters = null;
     try {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
     } catch {
       // Nothing more can be done; the waiters learn why.
     }
@@ -160,7 +170,7 @@ export class SqliteDb {
 
   private begin(): void {
     if (this.waiters !== null) {
-      if (this.db.inTransaction) return;
+      if (this.db.isTransaction) return;
       // SQLite rolled this turn's transaction back by itself (SQLITE_FULL, IOERR): its writes are lost.
       this.lost(new Error('the transaction was rolled back by SQLite'));
     }
@@ -196,7 +206,7 @@ export class SqliteDb {
     } catch (err) {
       if (err instanceof AppError) throw err;
       // A statement failed: on its own (the caller learns it), or with the whole transaction (all learn it).
-      throw this.waiters !== null && !this.db.inTransaction ? this.lost(err) : storeError(err);
+      throw this.waiters !== null && !this.db.isTransaction ? this.lost(err) : storeError(err);
     }
   }
 
@@ -233,7 +243,7 @@ export class SqliteDb {
     }
     const waiters = this.waiters;
     try {
-      if (!this.db.inTransaction) throw new Error('the transaction was rolled back by SQLite');
+      if (!this.db.isTransaction) throw new Error('the transaction was rolled back by SQLite');
       this.db.exec('COMMIT');
       this.waiters = null;
       for (const w of waiters) w.resolve();
