@@ -11,6 +11,9 @@ import { SqliteDb } from '../../src/jobs/stores/sqlite.js';
 import { MemoryPageStore } from '../../src/jobs/stores/page-store.js';
 import { SqlitePageStore } from '../../src/jobs/stores/sqlite-page-store.js';
 import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
+import { MemoryProfileStore } from '../../src/jobs/stores/profile-store.js';
+import { SqliteProfileStore } from '../../src/jobs/stores/sqlite-profile-store.js';
+import { profileStoreContract } from './profile-contract.js';
 
 const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));
 
@@ -77,6 +80,28 @@ pageStoreContract('sqlite', async () => {
 });
 
 pageStoreContract('memory', async () => ({ pages: new MemoryPageStore(), close: async () => undefined }));
+
+profileStoreContract('sqlite', async () => {
+  const dir = tempDir();
+  let db = SqliteDb.open(dir);
+  return {
+    store: new SqliteProfileStore(db),
+    reopen: async () => {
+      await db.close();
+      db = SqliteDb.open(dir);
+      return new SqliteProfileStore(db);
+    },
+    close: async () => {
+      await db.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+profileStoreContract('memory', async () => ({
+  store: new MemoryProfileStore(),
+  close: async () => undefined,
+}));
 
 test('sqlite: calls after the file is closed fail as the store being away (never a closed handle)', async () => {
   const dir = tempDir();

@@ -8,6 +8,9 @@ import { RedisJobStore } from '../../src/jobs/stores/redis-job-store.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
 import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
+import { RedisProfileStore } from '../../src/jobs/stores/redis-profile-store.js';
+import { SECRET_VALUE, acmeState, profileStoreContract } from './profile-contract.js';
+import { Profiles } from '../../src/jobs/stores/profile-store.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */
 
@@ -106,6 +109,29 @@ if (redisAvailable) {
     return {
       pages: new RedisPageStore(clients[0]!, 60_000),
       reopen: async () => new RedisPageStore(clients[1]!, 60_000),
+      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
+    };
+  });
+
+  test('redis profiles: the stored value holds no cookie value when PROFILE_SECRET is set', async () => {
+    const client = connect();
+    await new Profiles(new RedisProfileStore(client), { ttlMs: 60_000, secret: 's' }).save(
+      'raw',
+      acmeState(),
+    );
+    const raw = await client.get('pw:profile:raw');
+    assert.ok(raw !== null && !raw.includes(SECRET_VALUE) && !raw.includes('ls-value'));
+    await client.quit();
+  });
+
+  profileStoreContract('redis', async () => {
+    const admin = connect();
+    await admin.flushdb();
+    await admin.quit();
+    const clients = [connect(), connect()];
+    return {
+      store: new RedisProfileStore(clients[0]!),
+      reopen: async () => new RedisProfileStore(clients[1]!),
       close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
     };
   });

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { BrowserState } from '../../src/engines/cookie-jar.js';
+import { Profiles } from '../../src/jobs/stores/profile-store.js';
+import type { ProfileStore } from '../../src/jobs/stores/profile-store.js';
+
+export interface ProfileStoreHarness {
+  store: ProfileStore;
+  /** The process restarts: a durable adapter finds what it stored. */
+  reopen?: () => Promise<ProfileStore>;
+  close(): Promise<void>;
+}
+
+export const SECRET_VALUE = 'sekret-session-7f3a9c';
+
+export const acmeState = (): BrowserState => ({
+  cookies: [
+    {
+      name: 'sid',
+      value: SECRET_VALUE,
+      domain: '127.0.0.1',
+      path: '/',
+      expires: -1,
+      httpOnly: true,
+      secure: false,
+      sameSite: 'Lax',
+    },
+    {
+      name: 'theme',
+      value: 'dark',
+      domain: '.example.test',
+      path: '/',
+      expires: Math.floor(Date.now() / 1000) + 3600,
+      httpOnly: false,
+      secure: true,
+      sameSite: 'Strict',
+    },
+  ],
+  origins: [{ origin: 'http://127.0.0.1:1', localStorage: [{ name: 'token', value: 'ls-value' }] }],
+});
+
+const DAY = 86_400_000;
+
+/** The profile store's contract (profile-store.ts) through `Profiles`, run against every adapter. */
+export function profileStoreContract(name: string, make: () => Promise<ProfileStoreHarness>): void {
+  describe(`ProfileStore contract: ${name}`, () => {
+    for (const secret of [null, 'a profile secret']) {
+      test(`save, get, list, delete (${secret ? 'sealed' : 'plain'})`, async (t) => {
+        const h = await make();
+        t.after(() => h.close());
+        const profiles = new Profiles(h.store, { ttlMs: 30 * DAY, secret });
+        assert.equal(await profiles.state('acme'), null);
+        const now = Date.now();
+        const created = now - 60_000;
+        const first = await profiles.save('acme', acmeState(), created);
+        assert.equal(first.cookies, 2);
+        assert.deepEqual(first.domains, ['127.0.0.1', 'example.test']);
+        await profiles.save('acme', acmeState(), now);
+        await profiles.save('beta', { cookies: [], origins: [] }, now);
+        const again = new Profiles(h.reopen ? await h.reopen() : h.store, { ttlMs: 30 * DAY, secret });
+        assert.deepEqual(await again.state('acme'), acmeState());
+        const summary = await again.summary('acme');
+        assert.equal(summary?.createdAt, new Date(created).toISOString(), 'creation kept across saves');
+        assert.equal(summary?.updatedAt, new Date(now).toISOString());
+        assert.equal(summary?.expiresAt, new Date(now + 30 * DAY).toISOString());
+        const list = await again.list();
+        assert.deepEqual(
+          list.map((p) => [p.name, p.cookies]),
+          [
+            ['acme', 2],
+            ['beta', 0],
+          ],
+        );
+        assert.ok(!JSON.stringify(list).includes(SECRET_VALUE), 'a list never shows a value');
+        assert.equal(await again.delete('acme'), true);
+        assert.equal(await again.delete('acme'), false);
+        assert.equal(await again.state('acme'), null);
+        assert.deepEqual(
+          (await again.list()).map((p) => p.name),
+          ['beta'],
+        );
+      });
+    }
+
+    test('a profile expires PROFILE_TTL_DAYS after its last save, and is purged', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const profiles = new Profiles(h.store, { ttlMs: DAY, secret: null });
+      const now = Date.now();
+      await profiles.save('old', acmeState(), now);
+      const later = now + DAY + 1;
+      assert.equal(await profiles.state('old', later), null);
+      assert.equal(await profiles.summary('old', later), null);
+      assert.deepEqual(await profiles.list(later), []);
+      assert.ok((await profiles.state('old', now + 1)) !== null, 'alive before its expiry');
+      await profiles.purge(later);
+      // Redis expires keys on its own clock instead of purging by time.
+      if (name !== 'redis') assert.equal(await h.store.get('old'), null);
+    });
+
+    test('a sealed profile does not open without its secret, nor with another', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      await new Profiles(h.store, { ttlMs: DAY, secret: 'one' }).save('acme', acmeState());
+      const raw = await h.store.get('acme');
+      assert.ok(raw && !raw.body.includes(SECRET_VALUE) && !raw.body.includes('ls-value'), 'sealed at rest');
+      for (const secret of [null, 'two']) {
+        await assert.rejects(
+          new Profiles(h.store, { ttlMs: DAY, secret }).state('acme'),
+          (err: { code?: string; message: string }) =>
+            err.code === 'CONFIGURATION_ERROR' && err.message.includes('PROFILE_SECRET'),
+        );
+      }
+      // Metadata stays readable for the list.
+      assert.equal((await new Profiles(h.store, { ttlMs: DAY, secret: null }).list())[0]?.cookies, 2);
+    });
+  });
+}
