@@ -14,6 +14,7 @@ import extractRoute from '../http/routes/extract.js';
 import webRoutes from '../http/routes/web.js';
 import metricsRoute from '../http/routes/metrics.js';
 import operatorRoutes from '../http/routes/operator.js';
+import profileRoutes from '../http/routes/profiles.js';
 import mcpRoute from '../http/routes/mcp.js';
 import parseRoute from '../http/routes/parse.js';
 import healthRoutes from '../http/routes/health.js';
@@ -111,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(firecrawlPlugin, { deps: firecrawl, maxUploadBytes: deps.config.maxResponseBytes });
   await app.register(mcpRoute);
   await app.register(operatorRoutes);
+  await app.register(profileRoutes);
   await app.register(metricsRoute);
   await app.register(webRoutes);
   // Uploads (parse): one file, as large as a fetched page may be; multipart is read by this route only.

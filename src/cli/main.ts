@@ -14,6 +14,7 @@ import type { CrawlPage } from '../schemas/crawl.js';
 import { buildApp } from '../app/server.js';
 import type { Services } from '../operations/services.js';
 import { bodyFromFlags, isBooleanFlag, splitArgs } from './args.js';
+import { PROFILES_HELP, profilesCommand } from './profiles.js';
 
 /** Flags of the command line itself, not fields of a request. */
 const OWN_FLAGS = new Set(['api', 'json', 'output', 'help', 'schema']);
@@ -25,6 +26,7 @@ const COMMANDS = [
   'extract',
   'llmstxt',
   'parse',
+  'profiles',
   'serve',
   'worker',
   'mcp',
@@ -43,6 +45,7 @@ const HELP: Record<string, string> = {
   pagewright extract URL... --schema FILE [--prompt TEXT] [--llm-base-url URL] [--selectors JSON]
   pagewright llmstxt URL [--max-urls N]
   pagewright parse FILE [--only-main-content] [--formats markdown,html]
+  pagewright profiles list | show NAME | delete NAME
   pagewright serve | worker | mcp
 
 Runs in this process (no server needed); --api URL sends the same request to a running service.
@@ -60,6 +63,7 @@ Exit codes: 0 done, 1 the operation failed, 2 bad usage. pagewright COMMAND --he
   llmstxt: 'pagewright llmstxt URL [--max-urls N] [--show-full-text]: the llms.txt on stdout.',
   parse:
     'pagewright parse FILE [--only-main-content] [--formats ...]: a local file (PDF, Word, Excel, PowerPoint, HTML, Markdown, text) as Markdown on stdout.',
+  profiles: PROFILES_HELP,
   serve:
     'pagewright serve: the HTTP API (as npm start), configured by the environment (docs/reference/configuration.md).',
   worker: 'pagewright worker: works jobs from Redis (REDIS_URL), as npm run worker.',
@@ -75,14 +79,21 @@ async function localServices(): Promise<{ services: Services; config: Config; cl
   return { services: app.services, config, close: () => app.close() };
 }
 
-async function callApi(api: string, route: string, body: unknown, signal: AbortSignal): Promise<unknown> {
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
+/** A route of a running service: POST with a JSON body, or GET and DELETE without one. */
+async function callApi(
+  api: string,
+  route: string,
+  body: unknown,
+  signal: AbortSignal,
+  method: 'POST' | 'GET' | 'DELETE' = 'POST',
+): Promise<unknown> {
+  const headers: Record<string, string> = method === 'POST' ? { 'content-type': 'application/json' } : {};
   const { apiKey } = loadCliConfig();
   if (apiKey) headers.authorization = `Bearer ${apiKey}`;
   const res = await fetch(new URL(route, api), {
-    method: 'POST',
+    method,
     headers,
-    body: JSON.stringify(body),
+    ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
     signal,
   });
   const json = (await res.json().catch(() => ({}))) as { success?: boolean; code?: string; error?: string };
@@ -223,6 +234,13 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
     transport.onclose = () => void local.close().then(() => process.exit(0));
     await createMcpServer(local.services.tools, local.config.mcpMaxChars).connect(transport);
     return -1;
+  }
+  if (command === 'profiles') {
+    const api = typeof own.api === 'string' ? own.api : undefined;
+    const call = api
+      ? (method: 'GET' | 'DELETE', route: string) => callApi(api, route, undefined, signal, method)
+      : undefined;
+    return profilesCommand(positionals, { call, json: own.json === true }, localServices);
   }
   const body = bodyFromFlags(
     schema!,

@@ -13,7 +13,7 @@ import type {
 import type { FcScrapeOptions } from './schemas/jobs.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
-import { scrapeOptionsOf } from './page-options.js';
+import { refuse, scrapeOptionsOf } from './page-options.js';
 import type { PageExtras } from './page-extras.js';
 import type { Api } from './jobs.js';
 import { firecrawlDocument, noEffectFields, noEffectWarning } from './options.js';
@@ -58,10 +58,10 @@ async function documentOf(
 
 /**
  * The cache key of a scrape: the page and every option that shapes its document. Pages whose document depends
- * on more than the URL and options (actions, change tracking) are never cached.
+ * on more than the URL and options (actions, change tracking, a profile's cookies) are never cached.
  */
 function cacheKeyOf(url: string, page: ScrapeOptions, extras: PageExtras | null): string | null {
-  if ((page.actions?.length ?? 0) > 0 || extras?.changeTracking) return null;
+  if ((page.actions?.length ?? 0) > 0 || extras?.changeTracking || page.profile) return null;
   const options = JSON.stringify({ url: normalizeUrl(url) ?? url, page, extras });
   return `cache:${createHash('sha256').update(options).digest('hex')}`;
 }
@@ -228,6 +228,7 @@ export async function fcSearch(
 ) {
   const v2 = api === 'v2' ? (body as FcSearchV2Body) : null;
   const options = body.scrapeOptions;
+  if (options?.profile) refuse('scrapeOptions.profile', 'profiles apply to scrape, crawl and batch scrape');
   const scraping =
     options && (options.formats?.length ?? 0) > 0
       ? pageOptionsOf(options as FcScrapeOptions & Record<string, unknown>, fc, 'scrapeOptions.')

@@ -8,12 +8,17 @@ import { RedisJobStore } from './stores/redis-job-store.js';
 import { MemoryPageStore } from './stores/page-store.js';
 import type { PageStore } from './stores/page-store.js';
 import { RedisPageStore } from './stores/redis-page-store.js';
+import { MemoryProfileStore, Profiles } from './stores/profile-store.js';
+import type { ProfileStore } from './stores/profile-store.js';
+import { RedisProfileStore } from './stores/redis-profile-store.js';
+import { SqliteProfileStore } from './stores/sqlite-profile-store.js';
 import { SqlitePageStore } from './stores/sqlite-page-store.js';
 import { SqliteFrontier } from './stores/sqlite-frontier.js';
 import { SqliteJobStore } from './stores/sqlite-job-store.js';
 import { SqliteDb } from './stores/sqlite.js';
 import type { Logger } from '../lib/logger.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
+import type { ProxyRoute } from '../lib/proxy-route.js';
 import type { CrawlDeps } from './crawl-run.js';
 import { BullFleet } from './fleet.js';
 import { JobManager } from './job-manager.js';
@@ -31,6 +36,8 @@ export interface JobStores {
   store: JobStore | null;
   storeError: string | null;
   pages: PageStore;
+  /** Named browser states (`profile`), sealed with PROFILE_SECRET, expiring PROFILE_TTL_DAYS after a save. */
+  profiles: Profiles;
   fleet: BullFleet | null;
   frontierFor: (jobId: string) => Frontier;
   onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
@@ -38,7 +45,11 @@ export interface JobStores {
   health: () => Promise<string | null>;
 }
 
+const DAY_MS = 86_400_000;
+
 export function openJobStores(config: Config, log: Logger): JobStores {
+  const profilesOn = (store: ProfileStore): Profiles =>
+    new Profiles(store, { ttlMs: config.profileTtlDays * DAY_MS, secret: config.profileSecret });
   if (config.redis) {
     const { url } = config.redis;
     // Store commands fail at once while Redis is down (the job routes answer 503) instead of queueing.
@@ -57,6 +68,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
       store: new RedisJobStore(storeConnection, config.jobTtlMs),
       storeError: null,
       pages: new RedisPageStore(storeConnection, config.cacheTtlMs),
+      profiles: profilesOn(new RedisProfileStore(storeConnection)),
       fleet,
       frontierFor: () => {
         throw new Error('a fleet job has no local frontier');
@@ -81,6 +93,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
     storeError,
     // Without the file, the cache and change tracking still work for this process's life.
     pages: sql ? new SqlitePageStore(sql) : new MemoryPageStore(),
+    profiles: profilesOn(sql ? new SqliteProfileStore(sql) : new MemoryProfileStore()),
     fleet: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),
@@ -98,6 +111,8 @@ export interface JobSurfacePorts {
 export interface JobEngineDeps extends JobSurfacePorts {
   crawl: CrawlDeps;
   guard: GuardOptions;
+  /** PROXY_ALL's route for webhook deliveries; null: they go directly. */
+  webhookProxy?: ProxyRoute | null;
   log: Logger;
   metrics: Metrics;
   /** The header that carries a webhook body's signature. */
@@ -112,6 +127,7 @@ export function createJobManager(config: Config, stores: JobStores, deps: JobEng
     crawl: deps.crawl,
     webhooks: new WebhookSender({
       ...deps.guard,
+      via: deps.webhookProxy ?? null,
       secret: config.webhookSecret,
       signatureHeader: deps.signatureHeader,
       log,

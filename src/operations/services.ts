@@ -1,6 +1,8 @@
 import type { TSchema } from 'typebox';
 import type { JobManager } from '../jobs/job-manager.js';
+import type { Profiles } from '../jobs/stores/profile-store.js';
 import type { Deadline } from '../lib/deadline.js';
+import type { ProxyState } from '../lib/proxy-pool.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ContentPool } from '../pipeline/content-pool.js';
 import type { CrawlBody, CrawlEvent, MapBody } from '../schemas/crawl.js';
@@ -66,10 +68,14 @@ export interface Services {
   llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
   /** Asynchronous jobs: start, read, cancel, resume. */
   jobs: JobManager;
+  /** Named browser states (`profile`): what the profile routes and the CLI list, show and delete. */
+  profiles: Profiles;
   /** The CLI's and MCP's tools, bound to these services. */
   tools: Tool[];
   /** Null when healthy, else why not (Redis unreachable). */
   health(): Promise<string | null>;
+  /** The configured proxies (PROXY_URLS, STEALTH_PROXY_URLS) and their health, by `host:port` only. */
+  proxyStatus(): ProxyState[];
   /** Browser pool figures (null when the browser engine is unavailable). */
   browserStats(): { active: number; max: number; launches: number } | null;
   /** Content worker figures: threads, queued and in-flight tasks, tasks stopped for overrunning. */

@@ -10,6 +10,7 @@ import { freePort } from '../fixtures/free-port.js';
 import { docx } from '../fixtures/office.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { startService } from '../helpers.js';
+import { SESSION_VALUE, startLoginSite } from '../fixtures/login-site.js';
 
 /** The `pagewright` command as a child process: stdout, files and exit codes. */
 
@@ -189,5 +190,38 @@ describe('pagewright CLI', () => {
     const refused = await cli(t, ['scrape', `${s.base}/gen/0`, '--api', svc.url]);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /^UNAUTHORIZED: /m);
+  });
+
+  test('pagewright profiles list | show NAME | delete NAME, through --api and in this process', async (t) => {
+    const site = await startLoginSite();
+    t.after(() => site.close());
+    const svc = await startService(t);
+    const login = await svc.post('/api/v1/scrape', {
+      url: `${site.url}/login?user=ada`,
+      engine: 'http',
+      profile: { name: 'acme', saveChanges: true },
+    });
+    assert.equal(login.status, 200);
+    const api = ['--api', svc.url];
+    const [list, show, json, missing, usage, local] = await Promise.all([
+      cli(t, ['profiles', 'list', ...api]),
+      cli(t, ['profiles', 'show', 'acme', ...api]),
+      cli(t, ['profiles', 'show', 'acme', '--json', ...api]),
+      cli(t, ['profiles', 'show', 'nobody', ...api]),
+      cli(t, ['profiles', 'show']),
+      cli(t, ['profiles', 'list']),
+    ]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^acme\t2 cookies\t127\.0\.0\.1\tupdated /);
+    assert.match(show.stdout, /^acme\t2 cookies/);
+    assert.equal((JSON.parse(json.stdout) as { profile: { cookies: number } }).profile.cookies, 2);
+    assert.deepEqual([missing.code, /NOT_FOUND/.test(missing.stderr)], [1, true]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /usage: pagewright profiles list \| show NAME \| delete NAME/);
+    assert.deepEqual([local.code, local.stdout], [0, ''], 'an empty DATA_DIR has no profiles');
+    for (const run of [list, show, json]) assert.ok(!run.stdout.includes(SESSION_VALUE));
+    const deleted = await cli(t, ['profiles', 'delete', 'acme', ...api]);
+    assert.deepEqual([deleted.code, deleted.stdout], [0, 'deleted acme\n']);
+    assert.equal((await cli(t, ['profiles', 'list', ...api])).stdout, '');
   });
 });

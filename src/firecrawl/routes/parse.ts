@@ -22,6 +22,7 @@ const FETCH_ONLY = [
   'proxy',
   'maxAge',
   'storeInCache',
+  'profile',
 ] as const;
 
 /** Firecrawl's `POST /v2/parse`: an upload through the page pipeline, answered as Firecrawl's document. */

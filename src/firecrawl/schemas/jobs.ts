@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { RequestHeaders } from '../../schemas/common.js';
+import { ProfileOption } from '../../schemas/profile.js';
 
 /**
  * Firecrawl's request shapes (v1 and v2 REST APIs, as @mendable/firecrawl-js 4.x sends them). Every field the
@@ -53,7 +54,7 @@ export const FcScrapeOptionFields = {
   redactPII: Opt(Bool()),
   threatProtection: Opt(Type.Unknown()),
   auditMetadata: Opt(Type.Unknown()),
-  profile: Opt(Type.Unknown()),
+  profile: Opt(ProfileOption),
   zeroDataRetention: Opt(Bool()),
 };
 
