@@ -112,6 +112,11 @@ export const ERRORS = {
     retryable: false,
     doc: "The target's body exceeded `MAX_RESPONSE_BYTES` on the wire or `MAX_DECOMPRESSED_BYTES` decoded.",
   },
+  PROXY_FAILED: {
+    status: 502,
+    retryable: true,
+    doc: 'No configured proxy could carry the request (connection refused, `407`, `CONNECT` refused): each was tried once; the message names them by host and port, never with their credentials.',
+  },
   SEARCH_PROVIDER_FAILED: {
     status: 502,
     retryable: true,
@@ -254,6 +259,11 @@ export class SchemaViolationError extends AppError {
   readonly code = 'SCHEMA_VIOLATION';
 }
 
+/** No proxy of the request's tier could carry it: each one failed (connection, 407, CONNECT refused). */
+export class ProxyFailedError extends AppError {
+  readonly code = 'PROXY_FAILED';
+}
+
 /** The search provider was down, refused (429), or answered something unparsable. */
 export class SearchProviderError extends AppError {
   readonly code = 'SEARCH_PROVIDER_FAILED';
@@ -314,6 +324,7 @@ const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   TARGET_UNREACHABLE: TargetUnreachableError,
   TOO_MANY_REDIRECTS: TooManyRedirectsError,
   TARGET_TOO_LARGE: TargetTooLargeError,
+  PROXY_FAILED: ProxyFailedError,
   SEARCH_PROVIDER_FAILED: SearchProviderError,
   LLM_FAILED: LlmError,
   SERVICE_UNAVAILABLE: ServiceUnavailableError,

@@ -128,6 +128,7 @@ describe('loadConfig', () => {
       maxRunningJobs: 4,
       webhookSecret: null,
       llm: null,
+      proxies: { basic: [], stealth: [], all: false },
     });
   });
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import os from 'node:os';
-import { ConfigError } from './kinds.js';
+import { ConfigError, proxyUrl } from './kinds.js';
 import { readSettings } from './settings.js';
 import type { Settings } from './settings.js';
 
@@ -26,6 +26,12 @@ const COMPOSED = [
   'braveSearchUrl',
   'duckduckgoUrl',
   'pagewrightApiKey',
+  'proxyUrls',
+  'proxyServer',
+  'proxyUsername',
+  'proxyPassword',
+  'stealthProxyUrls',
+  'proxyAll',
 ] as const satisfies readonly (keyof Settings)[];
 type Composed = (typeof COMPOSED)[number];
 
@@ -58,6 +64,11 @@ export type Config = Omit<Settings, Composed> & {
   } | null;
   /** The server's own LLM (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME); null: none. */
   llm: { baseUrl: string; apiKey: string | undefined; model: Settings['modelName'] } | null;
+  /**
+   * The proxies as URLs with their credentials: `basic` is PROXY_URLS then PROXY_SERVER (with PROXY_USERNAME
+   * and PROXY_PASSWORD), `stealth` STEALTH_PROXY_URLS; `all` is PROXY_ALL.
+   */
+  proxies: { basic: string[]; stealth: string[]; all: boolean };
 };
 
 const LOOPBACK_BIND = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
@@ -88,6 +99,16 @@ function searchConfig(s: Settings): SearchConfig {
   };
 }
 
+/** PROXY_SERVER (a URL, or `host:port` for an http proxy) with PROXY_USERNAME and PROXY_PASSWORD, as one URL. */
+function proxyServerOf(s: Settings): string[] {
+  if (s.proxyServer === null) return [];
+  const raw = /^[a-z][a-z0-9+.-]*:\/\//i.test(s.proxyServer) ? s.proxyServer : `http://${s.proxyServer}`;
+  const url = new URL(proxyUrl('PROXY_SERVER', raw));
+  if (s.proxyUsername !== null) url.username = encodeURIComponent(s.proxyUsername);
+  if (s.proxyPassword !== null) url.password = encodeURIComponent(s.proxyPassword);
+  return [url.href];
+}
+
 function configOf(s: Settings): Config {
   const composed: readonly string[] = COMPOSED;
   const flat = Object.fromEntries(Object.entries(s).filter(([key]) => !composed.includes(key)));
@@ -110,6 +131,11 @@ function configOf(s: Settings): Config {
       s.openaiBaseUrl === null
         ? null
         : { baseUrl: s.openaiBaseUrl, apiKey: s.openaiApiKey ?? undefined, model: s.modelName },
+    proxies: {
+      basic: [...(s.proxyUrls ?? []), ...proxyServerOf(s)],
+      stealth: s.stealthProxyUrls ?? [],
+      all: s.proxyAll,
+    },
   };
 }
 

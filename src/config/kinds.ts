@@ -11,6 +11,7 @@ export const GROUPS = [
   'Fetching and content',
   'Crawl',
   'Browser',
+  'Proxies',
   'Jobs and storage',
   'Several processes (Redis)',
   'LLM and search',
@@ -245,6 +246,46 @@ export function keyList(o: Common & { shown: string }, why: string): Declared<st
       return keys;
     },
   ) as Declared<string[]>;
+}
+
+/** The schemes a proxy URL may have. */
+const PROXY_SCHEMES = ['http:', 'https:', 'socks5:'];
+
+/**
+ * One proxy URL: `http://`, `https://` or `socks5://`, a host, an optional port and credentials, nothing else
+ * (a path or query would be meaningless). Its credentials are never quoted in a message.
+ */
+export function proxyUrl(env: string, raw: string): string {
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    // reported below
+  }
+  if (
+    parsed === null ||
+    !PROXY_SCHEMES.includes(parsed.protocol) ||
+    parsed.hostname === '' ||
+    (parsed.pathname !== '' && parsed.pathname !== '/') ||
+    parsed.search !== '' ||
+    parsed.hash !== ''
+  ) {
+    const shown = raw.replace(/^([^:/]*:\/\/)[^/@]*@/, '$1***@');
+    throw new ConfigError(`${env} must hold http://, https:// or socks5:// proxy URLs, got ${quoted(shown)}`);
+  }
+  return raw;
+}
+
+/** Proxy URLs, comma-separated (credentials in each URL); unset means none. */
+export function proxyList(o: Common & { whenUnset: string }, why: string): Declared<string[] | null> {
+  return declare<string[]>(
+    o,
+    why,
+    'list',
+    'comma-separated `http://`, `https://` or `socks5://` URLs',
+    (urls) => urls.join(','),
+    (raw) => items(o.env, raw, 'proxy URL').map((item) => proxyUrl(o.env, item)),
+  );
 }
 
 const HOST_NAME = /^[a-z0-9_-]+(\.[a-z0-9_-]+)*\.?$/;

@@ -14,6 +14,7 @@ import {
   int,
   keyList,
   oneOf,
+  proxyList,
   secret,
 } from './kinds.js';
 import { section, text, url } from './kinds.js';
@@ -183,6 +184,40 @@ export const SETTINGS = {
     browserMaxPages: int(
       { env: 'BROWSER_MAX_PAGES', default: 4, min: 1, max: 64 },
       'Browser pages (contexts) open at once; further requests wait, within their timeout.',
+    ),
+  }),
+  ...section('Proxies', {
+    proxyUrls: proxyList(
+      { env: 'PROXY_URLS', whenUnset: 'none: targets are fetched directly' },
+      'Proxies for every request to a target, of both engines (pages, redirects, robots.txt, sitemaps, the ' +
+        "browser's subresources), credentials in the URL (`http://user:pass@host:port`). Rotated per host, " +
+        'the same one kept per job and host; a failing proxy rests. See docs/operations.md, "Proxies".',
+    ),
+    proxyServer: text(
+      {
+        env: 'PROXY_SERVER',
+        whenUnset: 'none',
+        accepts: 'a proxy URL, or `host:port` (http)',
+      },
+      "Self-hosted Firecrawl's proxy variable: one more proxy after those of `PROXY_URLS`.",
+    ),
+    proxyUsername: secret(
+      { env: 'PROXY_USERNAME', requires: 'PROXY_SERVER' },
+      "User name for `PROXY_SERVER` (Firecrawl's variable).",
+    ),
+    proxyPassword: secret(
+      { env: 'PROXY_PASSWORD', requires: 'PROXY_SERVER' },
+      "Password for `PROXY_SERVER` (Firecrawl's variable).",
+    ),
+    stealthProxyUrls: proxyList(
+      { env: 'STEALTH_PROXY_URLS', whenUnset: 'none: `proxy: "stealth"` is refused (`400`)' },
+      'Proxies for requests with `proxy: "stealth"` (Firecrawl\'s `stealth` and `enhanced`), and for the ' +
+        'second try of `proxy: "auto"` when a target blocks the first; same form and rotation as `PROXY_URLS`.',
+    ),
+    proxyAll: bool(
+      { env: 'PROXY_ALL', default: false },
+      "`true` sends the service's own calls (webhooks, LLM, search providers) through `PROXY_URLS` too; " +
+        'by default only requests to targets use proxies.',
     ),
   }),
   ...section('Jobs and storage', {

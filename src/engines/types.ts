@@ -1,5 +1,7 @@
 import type { ActionOutputs } from './browser-actions.js';
 import type { Deadline } from '../lib/deadline.js';
+import type { ProxyTier } from '../lib/proxy-pool.js';
+import type { CookieJarHandle } from './cookie-jar.js';
 
 /** What a caller wants fetched; engines never see formats or Markdown. */
 export interface FetchRequest {
@@ -8,6 +10,18 @@ export interface FetchRequest {
   skipTlsVerification: boolean;
   /** As a phone: a mobile User-Agent (and, in the browser, a phone's viewport and touch). */
   mobile?: boolean;
+  /** Which proxies carry the request (PROXY_URLS or STEALTH_PROXY_URLS; a tier without any: directly). */
+  proxy?: ProxyTier;
+  /**
+   * The sticky key of proxy rotation: a job's id (a crawl, a batch), so that a host keeps its proxy for the
+   * whole job; unset, the request is a session of its own.
+   */
+  session?: string;
+  /**
+   * The cookies of the scrape's or job's profile: the http engine sends the ones matching each hop and keeps
+   * every Set-Cookie in it; the browser starts from its state and gives back what the page left.
+   */
+  cookies?: CookieJarHandle;
 }
 
 /** Bytes and headers as the target served them, after redirects and content decoding. */

@@ -3,6 +3,7 @@ import { AppError, BadRequestError, LlmError, TargetUnreachableError } from '../
 import type { Deadline } from '../lib/deadline.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
+import type { ProxyRoute } from '../lib/proxy-route.js';
 
 export interface LlmEndpoint {
   baseUrl: string;
@@ -135,7 +136,11 @@ function answerText(api: LlmApi, body: unknown): string {
 export class LlmClient {
   private readonly agent: Agent;
 
-  constructor(private readonly guard: GuardOptions) {
+  constructor(
+    private readonly guard: GuardOptions,
+    /** PROXY_ALL's route (which checks the resolved addresses before a proxy gets the URL); null: directly. */
+    private readonly via: ProxyRoute | null = null,
+  ) {
     this.agent = new Agent({ connect: { lookup: guardedLookup(guard) }, keepAliveTimeout: 10_000 });
   }
 
@@ -147,15 +152,17 @@ export class LlmClient {
     const body = api === 'chat' ? chatBody(endpoint.model, prompt) : responsesBody(endpoint.model, prompt);
     let response;
     try {
-      response = await request(url, {
-        method: 'POST',
+      const options = {
+        method: 'POST' as const,
         headers,
         body: JSON.stringify(body),
-        dispatcher: this.agent,
         signal: deadline.signal,
         headersTimeout: Math.max(1, deadline.remainingMs()),
         bodyTimeout: Math.max(1, deadline.remainingMs()),
-      });
+      };
+      response = this.via
+        ? await this.via.request(url, { ...options, session: 'llm' })
+        : await request(url, { ...options, dispatcher: this.agent });
     } catch (err) {
       if (deadline.expired) throw deadline.timeoutError('the LLM call');
       if (err instanceof AppError) throw err;

@@ -25,6 +25,8 @@ export interface PageCapabilities {
   browser: boolean;
   /** The server has an LLM (OPENAI_BASE_URL) for the json and summary formats. */
   llm: boolean;
+  /** The server has stealth proxies (STEALTH_PROXY_URLS) for `proxy: "stealth"` and `"enhanced"`. */
+  stealthProxies?: boolean;
 }
 
 /** Document fields an LLM writes from a page's Markdown: `json` (or v1's `extract`) and `summary`. */

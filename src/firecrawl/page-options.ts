@@ -8,6 +8,7 @@ import type { BrowserAction, ScrapeOptions } from '../schemas/scrape.js';
 import type { ChangeTrackingRequest } from '../operations/change-tracking.js';
 import type { PageCapabilities, PageExtras } from './page-extras.js';
 import { checkPageOptions } from '../pipeline/fetch-page.js';
+import type { ProxyOption } from '../pipeline/proxy-choice.js';
 
 /** Firecrawl's per-page options (formats, actions, location...) as this service's page options. */
 
@@ -23,7 +24,7 @@ const PAGE_FORMATS = new Set<string>([
 const LLM_FORMATS = new Set(['json', 'extract', 'summary']);
 const KNOWN_FORMATS = [...PAGE_FORMATS, ...LLM_FORMATS, 'changeTracking'];
 
-const NO_CACHE_PROXIES = new Set(['basic', 'auto']);
+const PROXY_OPTIONS = new Set<string>(['basic', 'stealth', 'enhanced', 'auto']);
 
 /** Fields asking for something this server does not do: a 400 naming the field, never silently ignored. */
 export function refuse(field: string, why: string): never {
@@ -240,19 +241,36 @@ function documentPagesOf(o: FcScrapeOptions, prefix: string): number | undefined
   return pages;
 }
 
+/**
+ * Firecrawl's `proxy`: `basic` and `auto` always (directly without PROXY_URLS; `auto` tries the stealth proxies
+ * on a block when there are any), `stealth` and `enhanced` (the same here) only with STEALTH_PROXY_URLS.
+ */
+function proxyOptionOf(
+  value: string | undefined,
+  prefix: string,
+  caps: PageCapabilities,
+): ProxyOption | undefined {
+  if (value === undefined) return undefined;
+  if (!PROXY_OPTIONS.has(value)) refuse(`${prefix}proxy`, 'must be "basic", "stealth", "enhanced" or "auto"');
+  if ((value === 'stealth' || value === 'enhanced') && !caps.stealthProxies) {
+    refuse(
+      `${prefix}proxy`,
+      `'${value}' needs stealth proxies, and this server sets none (STEALTH_PROXY_URLS)`,
+    );
+  }
+  return value as ProxyOption;
+}
+
 /** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
 export function scrapeOptionsOf(
   o: FcScrapeOptions,
   prefix: string,
   caps: PageCapabilities,
 ): { page: ScrapeOptions; extras: PageExtras | null } {
-  if (o.proxy !== undefined && !NO_CACHE_PROXIES.has(o.proxy)) {
-    refuse(`${prefix}proxy`, `proxy '${o.proxy}' is not available on this server (basic or auto)`);
-  }
+  const proxy = proxyOptionOf(o.proxy, prefix, caps);
   if (o.useMock !== undefined) refuse(`${prefix}useMock`, 'mocks are not supported');
   if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
-  if (o.profile !== undefined) refuse(`${prefix}profile`, 'browser profiles are not supported');
   refuseRetention(o.zeroDataRetention, `${prefix}zeroDataRetention`);
   const { formats, extras } = formatsOf(o, prefix, caps);
   const languages = languagesOf(o, prefix);
@@ -274,6 +292,8 @@ export function scrapeOptionsOf(
     removeBase64Images: o.removeBase64Images,
     blockAds: o.blockAds,
     maxDocumentPages: documentPagesOf(o, prefix),
+    profile: o.profile,
+    proxy,
   };
   for (const key of Object.keys(page) as (keyof ScrapeOptions)[])
     if (page[key] === undefined) delete page[key];

@@ -7,6 +7,7 @@ import { sleep } from '../lib/sleep.js';
 import { BadRequestError } from '../errors.js';
 import { assertTargetAllowed, guardedLookup, isBlockedAddress } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
+import type { ProxyRoute } from '../lib/proxy-route.js';
 
 /** A caller's webhook, normalized. */
 export interface WebhookTarget {
@@ -28,6 +29,8 @@ export interface WebhookOptions extends GuardOptions {
   attemptTimeoutMs?: number;
   /** Deliveries made and dropped. */
   metrics?: Metrics;
+  /** PROXY_ALL's route (which checks the resolved addresses before a proxy gets the URL); null: directly. */
+  via?: ProxyRoute | null;
 }
 
 /** `page` deliveries waiting per job at most; `started`, `completed` and `failed` are never dropped. */
@@ -113,16 +116,14 @@ export class WebhookSender {
       try {
         const url = new URL(target.url);
         assertTargetAllowed(url, this.options);
-        const res = await request(url, {
-          method: 'POST',
-          headers,
-          body: raw,
-          dispatcher: this.agent,
-          signal: AbortSignal.any([
-            AbortSignal.timeout(this.options.attemptTimeoutMs ?? 10_000),
-            this.stop.signal,
-          ]),
-        });
+        const signal = AbortSignal.any([
+          AbortSignal.timeout(this.options.attemptTimeoutMs ?? 10_000),
+          this.stop.signal,
+        ]);
+        const { via } = this.options;
+        const res = via
+          ? await via.request(url, { method: 'POST', headers, body: raw, signal, session: jobId })
+          : await request(url, { method: 'POST', headers, body: raw, dispatcher: this.agent, signal });
         await res.body.dump();
         if (res.statusCode >= 200 && res.statusCode < 300) {
           this.options.metrics?.webhook('delivered');

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { TargetBlockedError } from '../errors.js';
+import { TargetBlockedError, TargetUnreachableError } from '../errors.js';
 
 /** Resolves a host name to every address it has (the shape of `dns.lookup` with `all: true`). */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
@@ -111,5 +111,33 @@ export function assertTargetAllowed(url: URL, options: GuardOptions): void {
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {
     throw new TargetBlockedError(`Refused to fetch ${url.host}: loopback host name`);
+  }
+}
+
+/**
+ * The guard of a request handed to a proxy, which resolves the name itself, so that guardedLookup never runs:
+ * the name is resolved here with the same resolver first, and refused when any of its addresses is private or
+ * reserved (the proxy may connect to any of them). A name that does not resolve here is refused too: what
+ * cannot be checked is not fetched.
+ */
+export async function assertResolvesPublic(hostname: string, options: GuardOptions): Promise<void> {
+  if (options.allowPrivateNetworks) return;
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const isBlocked = options.isBlocked ?? isBlockedAddress;
+  if (isIP(host)) {
+    if (isBlocked(host)) throw new TargetBlockedError(`Refused to fetch ${host}: private or reserved address`);
+    return;
+  }
+  let addresses: { address: string }[];
+  try {
+    addresses = await options.resolver(host);
+  } catch (err) {
+    throw new TargetUnreachableError(`Could not fetch ${host}: host name could not be resolved`, { cause: err });
+  }
+  if (addresses.length === 0 || addresses.some((a) => isBlocked(a.address))) {
+    const shown = addresses.map((a) => a.address).join(', ') || 'no address';
+    throw new TargetBlockedError(
+      `Refused to connect to ${host}: it resolves to a private or reserved address (${shown})`,
+    );
   }
 }

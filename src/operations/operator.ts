@@ -61,5 +61,6 @@ export async function serviceStatus(services: Services): Promise<ServiceStatus> 
     content: services.contentStats(),
     browser: services.browserStats(),
     redis: distributed ? (problem ?? 'ok') : null,
+    proxies: services.proxyStatus(),
   };
 }

@@ -70,5 +70,18 @@ export const ServiceStatus = Type.Object({
   ]),
   /** Distributed mode: `ok` or why Redis does not answer; null in the embedded mode. */
   redis: Type.Union([Type.String(), Type.Null()]),
+  /** The configured proxies as this process sees them (each process keeps its own health); empty without any. */
+  proxies: Type.Array(
+    Type.Object({
+      proxy: Type.String({ description: '`host:port` of the proxy; never its credentials.' }),
+      tier: Type.Union([Type.Literal('basic'), Type.Literal('stealth')], {
+        description: '`basic`: PROXY_URLS and PROXY_SERVER; `stealth`: STEALTH_PROXY_URLS.',
+      }),
+      healthy: Type.Boolean({ description: 'False while the proxy rests after failing repeatedly.' }),
+      restingUntil: Type.Optional(
+        Type.String({ description: 'ISO time the resting proxy is tried again from.' }),
+      ),
+    }),
+  ),
 });
 export type ServiceStatus = Static<typeof ServiceStatus>;

@@ -80,6 +80,21 @@ export const ScrapeOptionFields = {
     }),
   ),
   skipTlsVerification: Type.Optional(Type.Boolean({ default: false })),
+  maxRetries: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 10,
+      description:
+        "Retries after a transient failure (reset or refused connection, an attempt timing out, TLS handshake error, HTTP 408, 429, 502, 503, 504), after an exponential backoff with jitter and at least the target's Retry-After: within `timeout` for a scrape; a crawl puts the page back in its queue. Default: the server's MAX_RETRIES.",
+    }),
+  ),
+  proxy: Type.Optional(
+    Type.Enum(['basic', 'stealth', 'enhanced', 'auto'], {
+      default: 'basic',
+      description:
+        "Which of the server's proxies carry the page's requests: `basic` PROXY_URLS (directly when none are set), `stealth` (or `enhanced`, the same) STEALTH_PROXY_URLS (a 400 when none are set), `auto` PROXY_URLS first, then STEALTH_PROXY_URLS once when the target blocks (401, 403, 429 or a challenge page). A caller never names a proxy.",
+    }),
+  ),
   screenshot: Type.Optional(
     Type.Boolean({ default: false, description: 'Capture a screenshot; browser only.' }),
   ),

@@ -86,6 +86,7 @@ test("OpenAPI scrape schema carries the native API's defaults", async (t) => {
     removeBase64Images: true,
     blockAds: true, // beyond the native API's fields: the browser's ad blocking (as Firecrawl's default)
     skipTlsVerification: false,
+    proxy: 'basic',
     screenshot: false,
     screenshotFormat: 'png',
     mobile: false,

@@ -25,7 +25,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags,
-        summary: 'Workers, queue depth, content workers, browser pool and Redis, now',
+        summary: 'Workers, queue depth, content workers, browser pool, Redis and proxies, now',
         response: { 200: ServiceStatus },
       },
     },

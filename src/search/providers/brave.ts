@@ -1,4 +1,5 @@
 import type { Deadline } from '../../lib/deadline.js';
+import type { ProxyRoute } from '../../lib/proxy-route.js';
 import { getFromProvider, parseJson } from '../provider-http.js';
 import { SearchProviderError } from '../../errors.js';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
@@ -10,6 +11,8 @@ export class BraveProvider implements SearchProvider {
   constructor(
     private readonly endpoint: string,
     private readonly apiKey: string,
+    /** PROXY_ALL's route; null: directly. */
+    private readonly via: ProxyRoute | null = null,
   ) {}
 
   async search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]> {
@@ -21,6 +24,7 @@ export class BraveProvider implements SearchProvider {
       url,
       { accept: 'application/json', 'x-subscription-token': this.apiKey },
       deadline,
+      this.via,
     );
     const json = parseJson(this.name, body) as {
       web?: { results?: { title?: unknown; url?: unknown; description?: unknown }[] };

@@ -3,6 +3,7 @@ import type { AnyNode, Element } from '../../content/parse/dom.js';
 import { parseHtml } from '../../content/parse/parse.js';
 import { textOf } from '../../content/parse/dom.js';
 import type { Deadline } from '../../lib/deadline.js';
+import type { ProxyRoute } from '../../lib/proxy-route.js';
 import { getFromProvider } from '../provider-http.js';
 import { SearchProviderError } from '../../errors.js';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
@@ -47,12 +48,14 @@ export class DuckDuckGoProvider implements SearchProvider {
     private readonly endpoint: string,
     /** Runs parseResultsPage off the event loop (the service's content workers). */
     private readonly parse: ParseResultsPage,
+    /** PROXY_ALL's route; null: directly. */
+    private readonly via: ProxyRoute | null = null,
   ) {}
 
   async search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]> {
     const url = new URL(this.endpoint);
     url.searchParams.set('q', query.q);
-    const html = await getFromProvider(this.name, url, { accept: 'text/html' }, deadline);
+    const html = await getFromProvider(this.name, url, { accept: 'text/html' }, deadline, this.via);
     if (!/class="[^"]*result/.test(html) && !/No results/i.test(html)) {
       throw new SearchProviderError(
         'Search provider duckduckgo answered a page without results markup (blocked?)',

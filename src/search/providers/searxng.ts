@@ -1,4 +1,5 @@
 import type { Deadline } from '../../lib/deadline.js';
+import type { ProxyRoute } from '../../lib/proxy-route.js';
 import { getFromProvider, parseJson } from '../provider-http.js';
 import { SearchProviderError } from '../../errors.js';
 import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
@@ -7,7 +8,11 @@ import type { SearchHit, SearchProvider, SearchQuery } from '../types.js';
 export class SearxngProvider implements SearchProvider {
   readonly name = 'searxng';
 
-  constructor(private readonly baseUrl: string) {}
+  constructor(
+    private readonly baseUrl: string,
+    /** PROXY_ALL's route; null: directly. */
+    private readonly via: ProxyRoute | null = null,
+  ) {}
 
   async search(query: SearchQuery, deadline: Deadline): Promise<SearchHit[]> {
     const hits: SearchHit[] = [];
@@ -18,7 +23,7 @@ export class SearxngProvider implements SearchProvider {
       url.searchParams.set('pageno', String(page));
       const json = parseJson(
         this.name,
-        await getFromProvider(this.name, url, { accept: 'application/json' }, deadline),
+        await getFromProvider(this.name, url, { accept: 'application/json' }, deadline, this.via),
       ) as {
         results?: { title?: unknown; url?: unknown; content?: unknown }[];
       };
