@@ -1,8 +1,13 @@
 /** What one error code means to a caller: the HTTP status it is answered with, and when it is answered. */
 export interface ErrorSpec {
   readonly status: number;
-  /** Transient cause (a later attempt could succeed) or permanent one (the same request fails the same way). */
+  /**
+   * Transient cause (a later attempt could succeed) or permanent one (the same request fails the same way).
+   * Read by the retries of a page (src/pipeline/fetch-page.ts, src/jobs/crawl-run.ts).
+   */
   readonly retryable: boolean;
+  /** The causes of a retryable code that are permanent all the same: its error is built `permanent`. */
+  readonly permanentWhen?: string;
   /** When the code is answered: the "When" column of docs/reference/errors.md. */
   readonly doc: string;
   /** Only ever the failure of one item inside a batch (an extract result), never a whole request's answer. */
@@ -87,6 +92,12 @@ export const ERRORS = {
     perItem: true,
     doc: "The data extracted from a page does not match the caller's JSON Schema; the message lists the violations.",
   },
+  HOST_PAUSED: {
+    status: 429,
+    retryable: false,
+    perItem: true,
+    doc: "A crawl paused the page's host for the job: more than 10 of the host's last 20 pages ended in `403` or `429` after their retries. The page was not fetched; the job's `warning` names the host.",
+  },
   CONFIGURATION_ERROR: {
     status: 500,
     retryable: false,
@@ -100,6 +111,8 @@ export const ERRORS = {
   TARGET_UNREACHABLE: {
     status: 502,
     retryable: true,
+    permanentWhen:
+      'the host name does not exist (DNS "name not found"), its certificate fails verification, or a redirect names an invalid location',
     doc: 'DNS failure, refused or reset connection, TLS failure (the message says to set `skipTlsVerification`).',
   },
   TOO_MANY_REDIRECTS: {
@@ -156,15 +169,20 @@ export function isErrorCode(code: string): code is ErrorCode {
  * the surface's error handler as `{success: false, code, error}` with the code's status. A class declares
  * only its `code`; status and `retryable` come from ERRORS.
  *
- * `retryable` is read by the crawl's retry of a failed page (src/jobs/crawl-run.ts): a transient cause
- * (timeout, unreachable target, busy service or store) is tried again; a permanent one (4xx, robots, SSRF
- * block, oversized target) is recorded at once.
+ * `retryable` is read by the retries of a page (src/pipeline/fetch-page.ts within a scrape's deadline,
+ * src/jobs/crawl-run.ts through a crawl's frontier): a transient cause (an attempt timing out, a refused or
+ * reset connection, a busy service) is tried again; a permanent one (4xx, robots, SSRF block, oversized
+ * target) is recorded at once. An error built with `permanent` is never retried whatever its code (a host name
+ * that does not exist is TARGET_UNREACHABLE, as a reset connection is, but no retry will find it).
  */
 export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;
-  constructor(message: string, options?: ErrorOptions) {
+  /** Permanent although its code is retryable (the cause is one of its code's `permanentWhen`). */
+  readonly permanent: boolean;
+  constructor(message: string, options?: ErrorOptions & { permanent?: boolean }) {
     super(message, options);
     this.name = new.target.name;
+    this.permanent = options?.permanent ?? false;
   }
 
   get status(): number {
@@ -172,7 +190,7 @@ export abstract class AppError extends Error {
   }
 
   get retryable(): boolean {
-    return ERRORS[this.code].retryable;
+    return ERRORS[this.code].retryable && !this.permanent;
   }
 }
 
@@ -222,7 +240,10 @@ export class TimeoutError extends AppError {
   readonly code = 'TIMEOUT';
 }
 
-/** DNS failure, refused connection, TLS failure, reset: the target could not be fetched. */
+/**
+ * DNS failure, refused connection, TLS failure, reset: the target could not be fetched. Transient, but built
+ * `permanent` for a host name that does not exist, a certificate that fails verification, an invalid redirect.
+ */
 export class TargetUnreachableError extends AppError {
   readonly code = 'TARGET_UNREACHABLE';
 }
@@ -262,6 +283,11 @@ export class SchemaViolationError extends AppError {
 /** No proxy of the request's tier could carry it: each one failed (connection, 407, CONNECT refused). */
 export class ProxyFailedError extends AppError {
   readonly code = 'PROXY_FAILED';
+}
+
+/** A page of a crawl not fetched: its host refused most of the crawl's last pages (403, 429) and is paused. */
+export class HostPausedError extends AppError {
+  readonly code = 'HOST_PAUSED';
 }
 
 /** The search provider was down, refused (429), or answered something unparsable. */
@@ -319,6 +345,7 @@ const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   CONTENT_TOO_LARGE: ContentTooLargeError,
   ACTION_FAILED: ActionFailedError,
   SCHEMA_VIOLATION: SchemaViolationError,
+  HOST_PAUSED: HostPausedError,
   CONFIGURATION_ERROR: ConfigurationError,
   INTERNAL: InternalError,
   TARGET_UNREACHABLE: TargetUnreachableError,

@@ -88,6 +88,8 @@ describe('loadConfig', () => {
       maxResponseBytes: 10 * 1024 * 1024,
       maxDecompressedBytes: 30 * 1024 * 1024,
       maxRedirects: 10,
+      maxRetries: 2,
+      maxRetryAfterMs: 60_000,
       userAgent:
         'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Pagewright/0.1',
       contentWorkerHeapMb: 512,
@@ -127,6 +129,8 @@ describe('loadConfig', () => {
       jobPurgeIntervalMs: 600_000,
       maxRunningJobs: 4,
       webhookSecret: null,
+      profileTtlDays: 30,
+      profileSecret: null,
       llm: null,
       proxies: { basic: [], stealth: [], all: false },
     });

@@ -13,6 +13,7 @@ import { createJobManager, openJobStores } from '../jobs/job-engine.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import { Metrics } from '../lib/metrics.js';
+import { Proxies } from '../lib/proxy-route.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
 import { systemResolver } from '../lib/ssrf-guard.js';
 import { crawlSite } from '../operations/crawl.js';
@@ -20,6 +21,7 @@ import { extractBatch } from '../operations/extract.js';
 import { generateLlmsTxt } from '../operations/llmstxt.js';
 import { mapSite } from '../operations/map.js';
 import { parseFile } from '../operations/parse.js';
+import { proxyPlan } from '../pipeline/proxy-choice.js';
 import { scrapePage } from '../operations/scrape.js';
 import { searchPages, searchWeb } from '../operations/search.js';
 import { bindTools } from '../operations/services.js';
@@ -68,7 +70,9 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     resolver: deps.resolver ?? systemResolver,
     isBlocked: deps.isBlockedAddress,
   };
-  const llm = new LlmClient(guard);
+  // One pool per tier for both engines (and PROXY_ALL's calls), so that health and stickiness are one.
+  const proxies = new Proxies(config.proxies, guard, { log });
+  const llm = new LlmClient(guard, proxies.serviceRoute(true));
   const metrics = new Metrics();
   const http = new HttpEngine({
     ...guard,
@@ -76,6 +80,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     maxDecompressedBytes: config.maxDecompressedBytes,
     maxRedirects: config.maxRedirects,
     userAgent: config.userAgent,
+    proxies,
   });
   const content = new ContentPool({
     threads: config.contentWorkers,
@@ -86,8 +91,10 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     log,
     metrics,
   });
-  const provider = selectProvider(config.search, (html, base, deadline) =>
-    content.searchResults(html, base, deadline),
+  const provider = selectProvider(
+    config.search,
+    (html, base, deadline) => content.searchResults(html, base, deadline),
+    proxies.serviceRoute(false),
   );
   const fetchResource: FetchResource = async (url, deadline) => {
     const page = await http.fetchPage({ url, headers: {}, skipTlsVerification: false }, deadline);
@@ -101,6 +108,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         userAgent: config.userAgent,
         maxHtmlChars: config.maxResponseBytes,
         log,
+        proxies,
       })
     : null;
   const crawlDeps: CrawlDeps = {
@@ -111,6 +119,8 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     log,
     treeLimits: { maxDepth: config.maxHtmlDepth, maxNodes: config.maxHtmlNodes },
     metrics,
+    retries: { maxRetries: config.maxRetries, maxRetryAfterMs: config.maxRetryAfterMs },
+    proxies,
     settings: {
       minDelayMs: config.crawlMinDelayMs,
       maxDelayMs: config.crawlMaxDelayMs,
@@ -147,6 +157,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
   const jobs = createJobManager(config, stores, {
     crawl: crawlDeps,
     guard,
+    webhookProxy: proxies.serviceRoute(true),
     log,
     metrics,
     signatureHeader: SIGNATURE_HEADER,
@@ -174,9 +185,19 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         deadline.signal,
       ),
     scrape: (body, deadline) =>
-      gates.scrape.run(() => scrapePage(body, deadline, crawlDeps), deadline.signal),
-    crawl: (body, signal) =>
-      gatedStream(gates.crawl, crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null), signal),
+      gates.scrape.run(
+        () => scrapePage(body, deadline, { ...crawlDeps, profiles: stores.profiles }),
+        deadline.signal,
+      ),
+    profiles: stores.profiles,
+    crawl: (body, signal) => {
+      proxyPlan(body.proxy, proxies); // proxy "stealth" without STEALTH_PROXY_URLS: a 400 before the crawl
+      return gatedStream(
+        gates.crawl,
+        crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null),
+        signal,
+      );
+    },
     map: (body, deadline) =>
       gates.map.run(
         async () => (await mapSite(body, deadline, crawlDeps)).map((link) => link.url),
@@ -190,16 +211,22 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     llmstxt: (body, signal) =>
       gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
     browserStats: () => browser?.stats() ?? null,
+    proxyStatus: () => proxies.status(),
     contentStats: () => content.stats(),
     close: async () => {
       await jobs.close();
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
+      await proxies.close();
     },
   };
   const firecrawl: FirecrawlDeps = {
     services,
     settings: crawlDeps.settings,
-    capabilities: { browser: browser !== null, llm: pageLlm !== null },
+    capabilities: {
+      browser: browser !== null,
+      llm: pageLlm !== null,
+      stealthProxies: proxies.has('stealth'),
+    },
     serverLlm: config.llm,
     pages: stores.pages,
     extraFields,

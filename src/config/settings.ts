@@ -134,6 +134,18 @@ export const SETTINGS = {
       { env: 'MAX_REDIRECTS', default: 10, min: 0, max: 50 },
       'Redirects followed per fetch; each hop is checked by the SSRF guard.',
     ),
+    maxRetries: int(
+      { env: 'MAX_RETRIES', default: 2, min: 0, max: 10 },
+      'Retries of a page after a transient failure (a reset or refused connection, an attempt timing out, a ' +
+        'TLS handshake error, HTTP `408`, `429`, `502`, `503`, `504`), after an exponential backoff with ' +
+        'jitter: a scrape retries within its `timeout`, a crawl or batch puts the page back in its queue. The ' +
+        "native API's `maxRetries` sets it per request; Firecrawl's routes use this value.",
+    ),
+    maxRetryAfterMs: int(
+      { env: 'MAX_RETRY_AFTER_MS', default: 60_000, min: 0, max: 3_600_000, unit: 'ms' },
+      'Longest `Retry-After` honoured (on `429` and `503`, seconds or a date): a crawl holds every request ' +
+        'to that host until then, and the page waits at least that long before its retry.',
+    ),
     contentWorkers: int(
       {
         env: 'CONTENT_WORKERS',
@@ -249,6 +261,16 @@ export const SETTINGS = {
     webhookSecret: secret(
       { env: 'WEBHOOK_SECRET' },
       'Signs webhook bodies (`X-Firecrawl-Signature: sha256=<HMAC-SHA256>`); unset, they are unsigned.',
+    ),
+    profileTtlDays: int(
+      { env: 'PROFILE_TTL_DAYS', default: 30, min: 1, max: 3650, unit: 'days' },
+      'How long a profile (a stored browser state: cookies and local storage, `profile: {name}`) is kept ' +
+        'after it was last saved.',
+    ),
+    profileSecret: secret(
+      { env: 'PROFILE_SECRET' },
+      'Encrypts profiles at rest (AES-256-GCM, the key derived from it with HKDF-SHA256), in the SQLite file ' +
+        'or in Redis; unset, they are stored as plain JSON. A profile saved with it does not open without it.',
     ),
   }),
   ...section('Several processes (Redis)', {

@@ -9,11 +9,18 @@ export interface FrontierItem {
    * shared frontiers (Redis); a resumed embedded crawl checks every item instead.
    */
   retry?: boolean;
+  /**
+   * Fetches of this URL that failed transiently and were put back with `retryLater` (absent or 0 for an item
+   * never put back); its next fetch is attempt number `attempts + 1`.
+   */
+  attempts?: number;
 }
 
 export interface FrontierStats {
-  /** Items waiting (not in flight). */
+  /** Items waiting (not in flight), those waiting for a retry's time included. */
   queued: number;
+  /** Of the queued items, those put back by `retryLater` whose time has not come yet. */
+  delayed: number;
   /** Items handed out by `next` and not yet completed. */
   inFlight: number;
   /** Distinct URLs ever accepted. */
@@ -32,6 +39,9 @@ export interface FrontierStats {
  *   earlier one (the links its page added), so nothing discovered is lost.
  * - durable adapters keep in-flight items across a crash: `requeueInFlight` (called when a job resumes)
  *   puts them back in the queue, so an item is never lost, at worst fetched twice.
+ * - an in-flight item put back with `retryLater` is no longer in flight but still queued (a crawl is not
+ *   finished while a retry waits); `next` returns it no earlier than its delay, with `attempts` one more, and
+ *   ahead of the items accepted after it once its time has come. Durable adapters keep it across a crash.
  */
 export interface Frontier {
   /** Accepts the items not seen before; answers how many were accepted. */
@@ -42,6 +52,11 @@ export interface Frontier {
    */
   next(done?: FrontierItem): Promise<FrontierItem | undefined>;
   complete(item: FrontierItem): Promise<void>;
+  /**
+   * Puts an in-flight item back to be fetched again in `delayMs` or later (a transient failure's backoff),
+   * counted as one more attempt. The caller does not complete it.
+   */
+  retryLater(item: FrontierItem, delayMs: number): Promise<void>;
   stats(): Promise<FrontierStats>;
   /** Puts every in-flight item back in the queue; answers how many. */
   requeueInFlight(): Promise<number>;

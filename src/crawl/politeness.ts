@@ -3,9 +3,14 @@ import { sleep } from '../lib/sleep.js';
 
 /** Per-host politeness: request starts to a host spaced by its delay, a bounded number in flight. */
 export interface Politeness {
-  /** Waits for a slot for `host` and its turn; false (holding nothing) if `signal` aborts first. */
-  acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Waits for a slot for `host` (at most `maxInFlight` held at once: the host's share now, which a throttled
+   * host lowers) and its turn; false (holding nothing) if `signal` aborts first.
+   */
+  acquire(host: string, delayMs: number, signal: AbortSignal, maxInFlight: number): Promise<boolean>;
   release(host: string): void;
+  /** No request to `host` starts for `ms` from now (its Retry-After), whoever asks. */
+  hold(host: string, ms: number): Promise<void>;
 }
 
 /**
@@ -18,13 +23,19 @@ export class HostLimiter implements Politeness {
 
   constructor(private readonly maxPerHost: number) {}
 
-  /** Waits for a slot for `host` and its turn; false (holding nothing) if `signal` aborts first. */
-  async acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean> {
+  private stateOf(host: string): { gate: Gate; nextStart: number } {
     let state = this.hosts.get(host);
     if (!state) {
       state = { gate: new Gate(`host ${host}`, this.maxPerHost, Number.POSITIVE_INFINITY), nextStart: 0 };
       this.hosts.set(host, state);
     }
+    return state;
+  }
+
+  async acquire(host: string, delayMs: number, signal: AbortSignal, maxInFlight: number): Promise<boolean> {
+    const state = this.stateOf(host);
+    const limit = Math.min(this.maxPerHost, maxInFlight);
+    if (state.gate.limit !== limit) state.gate.resize(limit);
     try {
       await state.gate.enter(signal);
     } catch {
@@ -43,5 +54,11 @@ export class HostLimiter implements Politeness {
 
   release(host: string): void {
     this.hosts.get(host)?.gate.leave();
+  }
+
+  hold(host: string, ms: number): Promise<void> {
+    const state = this.stateOf(host);
+    state.nextStart = Math.max(state.nextStart, Date.now() + ms);
+    return Promise.resolve();
   }
 }

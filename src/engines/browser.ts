@@ -1,14 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../lib/logger.js';
 import { ActionFailedError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
+import type { Proxies } from '../lib/proxy-route.js';
 import { assertTargetAllowed } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { isAdHost } from './ad-hosts.js';
 import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
 import { GuardedProxy } from './browser-proxy.js';
+import type { Lane, Upstream } from './browser-proxy.js';
 import { captureHtml } from './browser-capture.js';
 import { removeConsentWalls } from './browser-consent.js';
 import type { BrowserAction } from './browser-actions.js';
@@ -24,6 +27,8 @@ export interface BrowserEngineOptions extends GuardOptions {
   /** How long a page's context may take to close once its work is over before Chromium is killed. */
   closeGraceMs?: number;
   log?: Logger;
+  /** The proxies the guarded proxy chains to (PROXY_URLS, STEALTH_PROXY_URLS); none: it connects directly. */
+  proxies?: Proxies | null;
 }
 
 /** What a browser fetch may do beyond loading the page. */
@@ -77,6 +82,8 @@ const CHROMIUM_ARGS = [
   '--disable-gpu',
   '--disable-dev-shm-usage',
   '--disable-background-networking',
+  // Chromium's own calls home (form autofill) would leave through the proxies (paid ones too).
+  '--disable-features=AutofillServerCommunication',
   '--disable-component-update',
   '--disable-sync',
   '--disable-default-apps',
@@ -181,10 +188,20 @@ export class BrowserEngine implements Engine {
   fetchPage(req: BrowserRequest, deadline: Deadline): Promise<FetchedPage> {
     const locale = localeOf(req.headers);
     const proxy = req.blockAds === false ? this.proxies.plain : this.proxies.blocking;
-    const work = this.withSlot(deadline, proxy, (context) => this.load(context, proxy, req, deadline), {
+    // A profile's page starts from its cookies and local storage, and gives back what it ends with.
+    const before = req.cookies?.state();
+    const use = async (context: BrowserContext): Promise<FetchedPage> => {
+      const page = await this.load(context, proxy, req, deadline);
+      if (before) req.cookies!.absorb(before, await context.storageState());
+      return page;
+    };
+    const route = this.options.proxies?.route(req.proxy ?? 'basic') ?? null;
+    const upstream = route ? { route, session: req.session ?? randomUUID() } : null;
+    const work = this.withSlot(deadline, proxy, upstream, use, {
       ...(req.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.options.userAgent) } : {}),
       ...(locale ? { locale } : {}),
       ...(req.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
+      ...(before ? { storageState: before } : {}),
     });
     return deadline.race(work, 'the browser render').catch((err: unknown) => {
       throw toAppError(err);
@@ -229,11 +246,13 @@ export class BrowserEngine implements Engine {
    * Runs `use` with a fresh context and frees its slot, whatever the page does. When the deadline passes
    * the context is closed from outside, which ends a page stuck in a script (`while (true) {}`) and every
    * call waiting on it; a context that does not close within the grace period has its Chromium killed
-   * (its renderer or the browser is hung) and the next page launches a new one.
+   * (its renderer or the browser is hung) and the next page launches a new one. With an `upstream`, the
+   * context gets a lane of the proxy of its own, chained to the upstream proxies, closed with the context.
    */
   private async withSlot<T>(
     deadline: Deadline,
     proxy: GuardedProxy,
+    upstream: Upstream | null,
     use: (context: BrowserContext) => Promise<T>,
     emulation: BrowserContextOptions = {},
   ): Promise<T> {
@@ -244,20 +263,23 @@ export class BrowserEngine implements Engine {
     }
     let launched: LaunchedBrowser | null = null;
     let opening: Promise<BrowserContext> | null = null;
+    let lane: Lane | null = null;
     try {
       if (deadline.expired) throw deadline.timeoutError('waiting for a browser page');
       launched = await deadline.race(this.launch(), 'the browser launch');
+      lane = upstream ? await proxy.lane(upstream) : null;
       opening = launched.browser.newContext({
         userAgent: this.options.userAgent,
         viewport: { width: 1280, height: 800 },
         serviceWorkers: 'block',
-        proxy: { server: await proxy.url() },
+        proxy: { server: lane?.url ?? (await proxy.url()) },
         ...emulation,
       });
       const context = await deadline.race(opening, 'opening a browser page');
       return await deadline.race(use(context), 'the browser render');
     } finally {
       if (opening) await this.closeContext(launched!, opening);
+      lane?.close();
       this.slots.leave();
     }
   }
@@ -319,15 +341,20 @@ export class BrowserEngine implements Engine {
     } catch (err) {
       if (deadline.expired) throw deadline.timeoutError('the browser render');
       const message = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-      // The proxy's reason when the page's own navigation (a redirect hop included) was refused.
-      const refused = proxy.refusalFor(failedNavigation ?? req.url.href);
-      if (refused) throw new TargetBlockedError(`Refused: ${refused}`);
-      throw new TargetUnreachableError(`Browser could not load ${req.url.host}: ${message}`);
+      // The proxy's reason when the page's own navigation (a redirect hop included) was refused or no
+      // upstream proxy could carry it.
+      const failure = proxy.failureFor(failedNavigation ?? req.url.href);
+      if (failure) throw failure;
+      // As over http: a name that does not exist or a certificate that fails is no reason to try again.
+      throw new TargetUnreachableError(`Browser could not load ${req.url.host}: ${message}`, {
+        permanent: /ERR_NAME_NOT_RESOLVED|ERR_CERT_/.test(message),
+      });
     }
-    // A plain-HTTP hop the proxy refused comes back as its 403, marked.
-    if (response && (await response.headerValue('x-pagewright-refused'))) {
-      throw new TargetBlockedError(
-        `Refused: ${proxy.refusalFor(response.url()) ?? 'private or reserved address'}`,
+    // A plain-HTTP hop the proxy refused comes back as its 403, marked (its 502 when no upstream proxy could).
+    const refusedBy = response ? await response.headerValue('x-pagewright-refused') : null;
+    if (refusedBy) {
+      throw (
+        proxy.failureFor(response!.url()) ?? new TargetBlockedError('Refused: private or reserved address')
       );
     }
     await settle(page, deadline);
@@ -412,7 +439,13 @@ async function sendHeaders(context: BrowserContext, req: BrowserRequest): Promis
 }
 
 function withoutEncoding(headers: Record<string, string>): Record<string, string> {
-  const { 'content-encoding': _encoding, 'content-length': _length, ...rest } = headers;
+  // Cookies stay in the browser context (and a profile's jar): never on with the page towards a document.
+  const {
+    'content-encoding': _encoding,
+    'content-length': _length,
+    'set-cookie': _cookies,
+    ...rest
+  } = headers;
   return rest;
 }
 

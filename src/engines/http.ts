@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, errors as undiciErrors, request } from 'undici';
@@ -10,6 +11,7 @@ import {
   TooManyRedirectsError,
 } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
+import type { Proxies } from '../lib/proxy-route.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { mobileUserAgent } from './user-agent.js';
@@ -20,11 +22,17 @@ export interface HttpEngineOptions extends GuardOptions {
   maxDecompressedBytes: number;
   maxRedirects: number;
   userAgent: string;
+  /** The proxies requests go through (PROXY_URLS, STEALTH_PROXY_URLS); none: directly. */
+  proxies?: Proxies | null;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-/** Plain HTTP(S) fetch over keep-alive pools; every hop is checked by the SSRF guard. */
+/**
+ * Plain HTTP(S) fetch over keep-alive pools; every hop is checked by the SSRF guard. With proxies for the
+ * request's tier, each hop goes through them (lib/proxy-route.ts, which checks the target's resolved
+ * addresses before handing it to a proxy).
+ */
 export class HttpEngine implements Engine {
   readonly name = 'http' as const;
   private readonly verified: Agent;
@@ -39,12 +47,20 @@ export class HttpEngine implements Engine {
 
   async fetchPage(req: FetchRequest, deadline: Deadline): Promise<FetchedPage> {
     const dispatcher = req.skipTlsVerification ? this.unverified : this.verified;
+    const via = this.options.proxies?.route(req.proxy ?? 'basic') ?? null;
+    const session = req.session ?? randomUUID();
     const redirects: string[] = [];
     let url = req.url;
     for (;;) {
       assertTargetAllowed(url, this.options);
       deadline.check('fetch');
-      const response = await this.send(url, req.headers, dispatcher, deadline, req.mobile ?? false);
+      const response = await this.send(url, req, deadline, (options) =>
+        via
+          ? via.request(url, { ...options, session, skipTlsVerification: req.skipTlsVerification })
+          : request(url, { ...options, dispatcher }),
+      );
+      // Every hop's cookies, a redirect's included, stay for the rest of the scrape or job.
+      req.cookies?.keep(url, response.headers['set-cookie']);
       const location = response.headers['location'];
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
         response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
@@ -71,29 +87,31 @@ export class HttpEngine implements Engine {
     try {
       return new URL(location, from);
     } catch {
-      throw new TargetUnreachableError(`Invalid redirect location '${location}' from ${from.href}`);
+      throw new TargetUnreachableError(`Invalid redirect location '${location}' from ${from.href}`, {
+        permanent: true,
+      });
     }
   }
 
   private async send(
     url: URL,
-    callerHeaders: Record<string, string>,
-    dispatcher: Dispatcher,
+    req: FetchRequest,
     deadline: Deadline,
-    mobile: boolean,
+    through: (options: SendOptions) => Promise<Dispatcher.ResponseData>,
   ): Promise<Dispatcher.ResponseData> {
     const headers: Record<string, string> = {
-      'user-agent': mobile ? mobileUserAgent(this.options.userAgent) : this.options.userAgent,
+      'user-agent': req.mobile ? mobileUserAgent(this.options.userAgent) : this.options.userAgent,
       accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.7',
       'accept-language': 'en-US,en;q=0.9',
       'accept-encoding': 'gzip, deflate, br',
     };
-    for (const [name, value] of Object.entries(callerHeaders)) headers[name.toLowerCase()] = value;
+    for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
+    const jarCookies = req.cookies?.cookieHeader(url);
+    if (jarCookies) headers.cookie = headers.cookie ? `${headers.cookie}; ${jarCookies}` : jarCookies;
     try {
-      return await request(url, {
+      return await through({
         method: 'GET',
         headers,
-        dispatcher,
         signal: deadline.signal,
         // The deadline's signal ends the request; these only back it up (and must not beat it).
         headersTimeout: deadline.remainingMs() + 1000,
@@ -105,9 +123,20 @@ export class HttpEngine implements Engine {
   }
 }
 
+/** What one hop's request carries, whichever way it goes. */
+interface SendOptions {
+  method: 'GET';
+  headers: Record<string, string>;
+  signal: AbortSignal;
+  headersTimeout: number;
+  bodyTimeout: number;
+}
+
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(raw)) {
+    // Cookies go to the request's jar (a profile's) or nowhere: never on with the page towards a document.
+    if (name.toLowerCase() === 'set-cookie') continue;
     if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return headers;
@@ -184,15 +213,21 @@ function translateFetchError(err: unknown, url: URL | null, deadline: Deadline):
   const cause = err instanceof Error && err.cause instanceof AppError ? err.cause : null;
   if (cause) return cause;
   const code = err instanceof Error && 'code' in err ? String(err.code) : '';
+  // No retry finds a host name that does not exist or makes a certificate pass; a DNS server failing for now
+  // (EAI_AGAIN), a refused or reset connection, a connect timeout or a handshake cut short may succeed later.
+  const certificate = code.includes('CERT') || code === 'ERR_TLS_CERT_ALTNAME_INVALID';
+  const permanent = code === 'ENOTFOUND' || certificate;
   const reason =
-    code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-      ? 'host name could not be resolved'
-      : code === 'ECONNREFUSED'
-        ? 'connection refused'
-        : code.startsWith('ERR_TLS') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT'
-          ? `TLS verification failed (${code}); set skipTlsVerification to accept it`
-          : err instanceof Error
-            ? err.message
-            : String(err);
-  return new TargetUnreachableError(`Could not fetch${where}: ${reason}`, { cause: err });
+    code === 'ENOTFOUND'
+      ? 'host name not found'
+      : code === 'EAI_AGAIN'
+        ? 'host name could not be resolved (DNS failure)'
+        : code === 'ECONNREFUSED'
+          ? 'connection refused'
+          : certificate
+            ? `TLS verification failed (${code}); set skipTlsVerification to accept it`
+            : err instanceof Error
+              ? err.message
+              : String(err);
+  return new TargetUnreachableError(`Could not fetch${where}: ${reason}`, { cause: err, permanent });
 }

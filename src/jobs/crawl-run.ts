@@ -12,13 +12,16 @@ import type { RobotsRules } from '../crawl/robots.js';
 import { CrawlScope } from '../crawl/scope.js';
 import type { ScopeOptions } from '../crawl/scope.js';
 import { sitemapUrls } from '../crawl/sitemap.js';
-import { toAppError } from '../errors.js';
+import { HostThrottle, throttleWarning } from '../crawl/throttle.js';
+import type { HeldHost } from '../crawl/throttle.js';
+import { HostPausedError, toAppError } from '../errors.js';
 import type { AppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
-import type { ScrapeDeps } from '../pipeline/fetch-page.js';
-import { fetchAndRender } from '../pipeline/fetch-page.js';
+import type { ScrapeDeps, TargetAnswer } from '../pipeline/fetch-page.js';
+import { fetchForCrawl } from '../pipeline/fetch-page.js';
+import { retryDelayMs } from '../pipeline/retry.js';
 
 /** Longest stretch spent filtering discovered links before the event loop gets a turn. */
 const SCOPE_SLICE_MS = 10;
@@ -85,11 +88,15 @@ export interface CrawlSpec {
 
 /** Where a crawl's results go: a job's store, or the caller attached to the native crawl. */
 export interface CrawlSink {
-  /** A page is about to be fetched (the native crawl stream's status event). */
-  fetching?(url: string, crawled: number, queued: number): void;
+  /**
+   * A page is about to be fetched (the native crawl stream's status event); `throttled` lists the hosts
+   * holding the crawl back by their Retry-After.
+   */
+  fetching?(url: string, crawled: number, queued: number, throttled: HeldHost[]): void;
   /** Resolves when the document is kept (stored, or taken by the reader: backpressure). */
   document(item: FrontierItem, doc: PageDocument, links: string[]): Promise<void>;
-  failed(url: string, error: AppError): Promise<void>;
+  /** A page failed for good: `attempts` fetches were made (0: its host was paused, nothing was fetched). */
+  failed(url: string, error: AppError, attempts: number): Promise<void>;
   robotsBlocked(url: string): Promise<void>;
   /** Pages expected so far (the job's `total`). */
   progress?(total: number): void;
@@ -103,8 +110,11 @@ export interface CrawlSummary {
   discovered: number;
   /** Why the crawl ended early ("limit"), null when it ran out of URLs. */
   stopped: 'limit' | null;
-  skipped: { robots: number; outOfScope: number; tooDeep: number };
+  skipped: { robots: number; outOfScope: number; tooDeep: number; hostPaused: number };
 }
+
+/** What became of one frontier item: done (a document, an error, a skip) or put back for a retry. */
+type ItemOutcome = 'done' | 'retry';
 
 /**
  * One crawl's state and workers: its frontier, robots rules, host politeness and counters live here (not in
@@ -125,7 +135,11 @@ export class CrawlRun {
   private lastReport = 0;
   private readonly resumed: boolean;
   private hitLimit = false;
-  private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0 };
+  private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0, hostPaused: 0 };
+  /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
+  private readonly throttle: HostThrottle;
+  /** The sticky key of proxy rotation: the job's id. */
+  private readonly session: string | undefined;
   /** Workers waiting for URLs that pages in flight may still add; all are woken at once. */
   private readonly idle = new Set<() => void>();
 
@@ -137,7 +151,7 @@ export class CrawlRun {
     resumed: { crawled: number; errors: number } = { crawled: 0, errors: 0 },
     matchers: Pick<ScopeOptions, 'include' | 'exclude'> = {},
     /** Shared with other processes working the same crawl (Redis); this process's own by default. */
-    shared: { budget?: CrawlBudget; politeness?: Politeness; checkStored?: boolean } = {},
+    shared: { budget?: CrawlBudget; politeness?: Politeness; checkStored?: boolean; session?: string } = {},
   ) {
     this.start = new URL(spec.seeds[0]!);
     const { allowBackwardLinks, allowExternalLinks, allowSubdomains, maxPathDepth } = spec.scope;
@@ -150,6 +164,8 @@ export class CrawlRun {
     });
     this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
     this.limiter = shared.politeness ?? new HostLimiter(deps.settings.hostConcurrency);
+    this.throttle = new HostThrottle(deps.settings.hostConcurrency);
+    this.session = shared.session;
     this.budget = shared.budget ?? new LocalBudget(spec.limit, resumed.crawled + resumed.errors);
     this.crawled = resumed.crawled;
     this.errors = resumed.errors;
@@ -158,6 +174,15 @@ export class CrawlRun {
 
   private get timeout(): number {
     return this.spec.page.timeout ?? 30000;
+  }
+
+  /** The hosts holding this crawl back or paused for it, as its status's warning; null when none. */
+  warning(): string | null {
+    return throttleWarning(this.throttle.held(), this.throttle.paused());
+  }
+
+  private get maxRetries(): number {
+    return this.spec.page.maxRetries ?? this.deps.retries.maxRetries;
   }
 
   private drop(url: string, reason: keyof CrawlSummary['skipped'], detail: string): void {
@@ -315,7 +340,8 @@ export class CrawlRun {
     // The item just crawled is completed with the next take: one round trip for both where the frontier is
     // remote. An item whose page was cut short by a cancel stays in flight for a resume to fetch again.
     let done: FrontierItem | undefined;
-    while (!signal.aborted && !this.exhausted) {
+    // Past the limit, the pages already claimed that wait for a retry are still fetched.
+    while (!signal.aborted && (!this.exhausted || (await this.frontier.stats()).delayed > 0)) {
       const item = await this.frontier.next(done);
       if (done) {
         done = undefined;
@@ -326,8 +352,8 @@ export class CrawlRun {
         await this.waitForWork(); // pages in flight may still add URLs
         continue;
       }
-      await this.crawlOne(item, signal);
-      if (!signal.aborted) done = item;
+      const outcome = await this.crawlOne(item, signal);
+      if (!signal.aborted && outcome === 'done') done = item;
     }
     if (done && !signal.aborted) await this.frontier.complete(done);
     this.notify();
@@ -343,45 +369,67 @@ export class CrawlRun {
     }
   }
 
-  private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<void> {
+  private async crawlOne(item: FrontierItem, signal: AbortSignal): Promise<ItemOutcome> {
     const { spec, deps } = this;
     const url = new URL(item.url);
+    const before = item.attempts ?? 0;
     // A resumed (or shared) crawl: a page whose document was stored meanwhile is not fetched again.
-    if ((this.resumed || item.retry) && (await this.sink.stored?.(item.url))) return;
+    if ((this.resumed || item.retry) && (await this.sink.stored?.(item.url))) return 'done';
+    if (this.throttle.isPaused(url.host)) {
+      // Not claimed against the limit: the rest of the limit goes to hosts that answer.
+      await this.budget.skip(item.url);
+      this.skipped.hostPaused++;
+      this.errors++;
+      const paused = new HostPausedError(
+        `Not fetched: ${url.host} is paused for this crawl (it refused most of its last pages with 403/429)`,
+      );
+      await this.sink.failed(url.href, paused, before);
+      return 'done';
+    }
     const rules = await this.rulesFor(url, signal);
     if (rules && !rules.isAllowed(url.href)) {
       await this.budget.skip(item.url);
       this.drop(url.href, 'robots', 'robots.txt disallows it');
       await this.sink.robotsBlocked(url.href);
-      return;
+      return 'done';
     }
-    if (!(await this.budget.take(item.url))) {
+    // A page put back for a retry keeps the claim its first fetch made.
+    if (before === 0 && !(await this.budget.take(item.url))) {
       this.exhausted = true;
       this.hitLimit = true;
-      return;
+      return 'done';
     }
     const robotsDelay = rules?.crawlDelayMs ?? null;
     const wanted =
       spec.delayMs === null
         ? (robotsDelay ?? deps.settings.minDelayMs)
         : Math.max(spec.delayMs, robotsDelay ?? 0);
-    const delay = Math.min(wanted, deps.settings.maxDelayMs);
-    if (!(await this.limiter.acquire(url.host, delay, signal))) {
-      await this.budget.giveBack(item.url);
-      return;
+    const host = url.host;
+    const delay = Math.min(wanted, deps.settings.maxDelayMs) + this.throttle.addedDelayFor(host);
+    if (!(await this.limiter.acquire(host, delay, signal, this.throttle.inFlightFor(host)))) {
+      if (before === 0) await this.budget.giveBack(item.url);
+      return 'done';
     }
+    const retryLeft = before < this.maxRetries;
     try {
       if (this.sink.fetching) {
         const stats = await this.frontier.stats();
-        this.sink.fetching(url.href, this.crawled, stats.queued);
+        this.sink.fetching(url.href, this.crawled, stats.queued, this.throttle.held());
       }
       const deadline = Deadline.after(this.timeout, signal);
-      const rendered = await fetchAndRender(
-        { url, sourceUrl: item.url, options: spec.page, discover: spec.follow },
+      const observe = (answer: TargetAnswer): void => this.answered(host, answer);
+      const rendered = await fetchForCrawl(
+        { url, sourceUrl: item.url, options: spec.page, discover: spec.follow, session: this.session },
         deadline,
         deps,
+        { before, retryLeft, observe },
       ).finally(() => deadline.dispose());
-      if (signal.aborted) return;
+      if (signal.aborted) return 'done';
+      if ('retryLater' in rendered) {
+        await this.retryLater(item, rendered.retryLater.retryAfterMs, `HTTP ${rendered.retryLater.status}`);
+        return 'retry';
+      }
+      this.settled(host, rendered.document.metadata.statusCode);
       this.crawled++;
       // Links go into the frontier before the document is stored: a stored document means its links are
       // stored too (writes commit in order), so a resumed crawl can skip a page whose document it has.
@@ -391,15 +439,48 @@ export class CrawlRun {
       }
       await this.sink.document(item, rendered.document, rendered.links);
       if (spec.follow) await this.reportTotal();
+      return 'done';
     } catch (err) {
-      if (signal.aborted) return;
+      if (signal.aborted) return 'done';
       const e = toAppError(err);
       if (e.code === 'STORE_UNAVAILABLE') throw e;
+      if (e.retryable && retryLeft) {
+        await this.retryLater(item, null, e.code);
+        return 'retry';
+      }
+      this.settled(host, null);
       this.errors++;
-      deps.log.debug({ op: 'crawl', url: url.href, reason: e.code }, 'page failed');
-      await this.sink.failed(url.href, e);
+      deps.log.debug({ op: 'crawl', url: url.href, reason: e.code, attempts: before + 1 }, 'page failed');
+      await this.sink.failed(url.href, e, before + 1);
+      return 'done';
     } finally {
-      this.limiter.release(url.host);
+      this.limiter.release(host);
     }
+  }
+
+  /** One answer of a host: its throttle learns from it, and a Retry-After holds the host for everyone. */
+  private answered(host: string, answer: TargetAnswer): void {
+    const hold = this.throttle.answered(host, answer.status, answer.retryAfterMs);
+    if (hold === null) return;
+    this.deps.log.info({ op: 'crawl', host, holdMs: hold, status: answer.status }, 'host throttled');
+    this.limiter.hold(host, hold).catch((err: unknown) => {
+      this.deps.log.warn({ op: 'crawl', host, err }, 'holding a host failed');
+    });
+  }
+
+  /** A page's final outcome, which may pause its host for the rest of the crawl. */
+  private settled(host: string, status: number | null): void {
+    if (this.throttle.settled(host, status)) {
+      this.deps.log.warn({ op: 'crawl', host }, 'host paused: it refused most of the last pages');
+    }
+  }
+
+  /** Puts a page that failed transiently back in the frontier, due after its backoff. */
+  private async retryLater(item: FrontierItem, retryAfterMs: number | null, reason: string): Promise<void> {
+    const attempt = (item.attempts ?? 0) + 1;
+    const delayMs = retryDelayMs(attempt, retryAfterMs);
+    this.deps.log.debug({ op: 'crawl', url: item.url, reason, attempt, delayMs }, 'page retried later');
+    await this.frontier.retryLater(item, delayMs);
+    this.notify();
   }
 }

@@ -15,6 +15,8 @@ import type { Metrics } from '../lib/metrics.js';
 import { sleep } from '../lib/sleep.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { PageStore } from './stores/page-store.js';
+import type { Profiles } from './stores/profile-store.js';
+import { withProfile } from './profile-session.js';
 import { CrawlRun } from './crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
@@ -78,6 +80,8 @@ export interface JobManagerDeps {
   /** The last scrape of each page (Firecrawl's cache, change tracking), purged after `pagesTtlMs`. */
   pages: PageStore;
   pagesTtlMs: number;
+  /** Named browser states a crawl or batch starts from (`profile`); expired ones purged with the jobs. */
+  profiles?: Profiles;
   /** Jobs running at once; more wait their turn in `scraping`. */
   maxRunning: number;
   /** A job found interrupted more often than this fails instead of resuming (no crash loop). */
@@ -284,15 +288,13 @@ export class JobManager {
       total: 0,
     });
     try {
-      const run = new CrawlRun(
-        spec,
-        new MemoryFrontier(),
-        sink,
-        this.deps.crawl,
-        undefined,
-        matchersFor(spec),
-      );
-      const summary = await run.run(signal, true);
+      const summary = await withProfile(this.deps.profiles, spec.page.profile, (cookies) => {
+        const deps = cookies ? { ...this.deps.crawl, cookies } : this.deps.crawl;
+        const run = new CrawlRun(spec, new MemoryFrontier(), sink, deps, undefined, matchersFor(spec), {
+          session: job.id, // the sticky key of proxy rotation
+        });
+        return run.run(signal, true);
+      });
       await this.memory.finish(job.id, signal.aborted ? 'cancelled' : 'completed');
       return summary;
     } catch (err) {
@@ -436,18 +438,23 @@ export class JobManager {
           this.notify(job, 'page', { data: [body] });
         }
       },
-      failed: (url, e) => store.addError(job.id, url, e.code, e.message),
+      failed: (url, e, attempts) => store.addError(job.id, url, e.code, e.message, attempts),
       robotsBlocked: (url) => store.addRobotsBlocked(job.id, url),
       stored: (url) => store.hasDocument(job.id, url),
       progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
     };
-    const run = new CrawlRun(spec, frontier, sink, this.deps.crawl, resumed, matchersFor(request.spec), {
-      ...shared,
-      // A resumed crawl checks every page for a stored document; a shared frontier marks the items a dead
-      // worker had (`retry`), and only those are checked.
-      checkStored: !fresh,
+    // One cookie jar per job in this process (from its profile), written back at its end with saveChanges.
+    await withProfile(this.deps.profiles, spec.page.profile, async (cookies) => {
+      const deps = cookies ? { ...this.deps.crawl, cookies } : this.deps.crawl;
+      const run = new CrawlRun(spec, frontier, sink, deps, resumed, matchersFor(request.spec), {
+        ...shared,
+        session: job.id, // the sticky key of proxy rotation: a host keeps its proxy for the whole job
+        // A resumed crawl checks every page for a stored document; a shared frontier marks the items a dead
+        // worker had (`retry`), and only those are checked.
+        checkStored: !fresh,
+      });
+      await run.run(signal, fresh);
     });
-    await run.run(signal, fresh);
   }
 
   /** Sends a webhook event for `job` when it asked for one. */
@@ -465,6 +472,7 @@ export class JobManager {
       if (purged) this.deps.log.info({ purged }, 'expired jobs purged');
       await this.memory.purgeExpired(Date.now());
       await this.deps.pages.purge(Date.now() - this.deps.pagesTtlMs);
+      await this.deps.profiles?.purge(Date.now());
     } catch (err) {
       this.deps.log.warn({ err }, 'purging expired jobs failed');
     }

@@ -4,7 +4,8 @@ import { ServiceBusyError } from '../errors.js';
  * The service's one concurrency primitive: at most `maxActive` holders at once, at most `maxQueued` waiting
  * for a slot (in arrival order, woken one by one, never by polling); beyond that `enter` refuses at once with
  * 503 + Retry-After. It bounds request admission per operation, jobs running, browser pages, requests in
- * flight per host during a crawl, and `mapWithLimit`'s lanes.
+ * flight per host during a crawl, and `mapWithLimit`'s lanes. Its number of holders may be changed while it
+ * is used (`resize`: a crawl lowers a host's when the host asks it to slow down).
  */
 export class Gate {
   private activeCount = 0;
@@ -12,9 +13,23 @@ export class Gate {
 
   constructor(
     readonly name: string,
-    private readonly maxActive: number,
+    private maxActive: number,
     private readonly maxQueued: number,
   ) {}
+
+  /** Holders allowed at once now. */
+  get limit(): number {
+    return this.maxActive;
+  }
+
+  /**
+   * Changes the holders allowed at once: more wakes waiters in order; fewer lets the holders beyond it finish,
+   * and nobody enters until the count is below the new limit.
+   */
+  resize(maxActive: number): void {
+    this.maxActive = Math.max(1, maxActive);
+    while (this.activeCount < this.maxActive && this.queue.length > 0) this.queue.shift()!();
+  }
 
   /** Holders right now. */
   get active(): number {
@@ -62,6 +77,6 @@ export class Gate {
 
   leave(): void {
     this.activeCount--;
-    this.queue.shift()?.();
+    if (this.activeCount < this.maxActive) this.queue.shift()?.();
   }
 }

@@ -125,14 +125,17 @@ export async function assertResolvesPublic(hostname: string, options: GuardOptio
   const host = hostname.replace(/^\[|\]$/g, '');
   const isBlocked = options.isBlocked ?? isBlockedAddress;
   if (isIP(host)) {
-    if (isBlocked(host)) throw new TargetBlockedError(`Refused to fetch ${host}: private or reserved address`);
+    if (isBlocked(host))
+      throw new TargetBlockedError(`Refused to fetch ${host}: private or reserved address`);
     return;
   }
   let addresses: { address: string }[];
   try {
     addresses = await options.resolver(host);
   } catch (err) {
-    throw new TargetUnreachableError(`Could not fetch ${host}: host name could not be resolved`, { cause: err });
+    throw new TargetUnreachableError(`Could not fetch ${host}: host name could not be resolved`, {
+      cause: err,
+    });
   }
   if (addresses.length === 0 || addresses.some((a) => isBlocked(a.address))) {
     const shown = addresses.map((a) => a.address).join(', ') || 'no address';

@@ -118,14 +118,21 @@ export async function* crawlSite(
     .attachCrawl(
       spec,
       {
-        fetching: (url, crawled, queued) => emit({ type: 'status', crawled, queued, current_url: url }),
+        fetching: (url, crawled, queued, throttled) =>
+          emit({
+            type: 'status',
+            crawled,
+            queued,
+            current_url: url,
+            ...(throttled.length > 0 ? { throttled } : {}),
+          }),
         document: async (_item, doc) => {
           await room();
           emit({ type: 'document', data: toCrawlPage(doc) });
         },
-        failed: (url, e) => {
+        failed: (url, e, attempts) => {
           errors++;
-          emit({ type: 'error', url, code: e.code, error: e.message });
+          emit({ type: 'error', url, code: e.code, error: e.message, attempts });
           return Promise.resolve();
         },
         robotsBlocked: () => Promise.resolve(),

@@ -1,14 +1,31 @@
 import { planEngine } from '../engines/plan.js';
 import { actionProblem } from '../engines/browser-actions.js';
 import type { Engine, FetchedPage, FetchRequest } from '../engines/types.js';
+import type { CookieJarHandle } from '../engines/cookie-jar.js';
 import { BadRequestError, toAppError } from '../errors.js';
+import type { AppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Metrics } from '../lib/metrics.js';
 import { checkCallerHeaders } from '../lib/request-headers.js';
+import { sleep } from '../lib/sleep.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
 import type { TreeLimits } from '../content/parse/parse.js';
 import type { ContentPool } from './content-pool.js';
 import type { CssExtraction, RenderedPage } from './page-document.js';
+import { proxyPlan, throughProxies } from './proxy-choice.js';
+import type { ProxyTiers } from './proxy-choice.js';
+import { TRANSIENT_STATUSES, retryAfterMs, retryDelayMs } from './retry.js';
+
+/** A retry within a scrape's deadline is made only when this much would be left for it after the wait. */
+const MIN_ATTEMPT_MS = 1000;
+
+/** MAX_RETRIES and MAX_RETRY_AFTER_MS. */
+export interface RetrySettings {
+  /** Retries of a transient failure when the request does not set `maxRetries`. */
+  maxRetries: number;
+  /** The longest Retry-After honoured. */
+  maxRetryAfterMs: number;
+}
 
 export interface ScrapeDeps {
   http: Engine;
@@ -18,6 +35,37 @@ export interface ScrapeDeps {
   treeLimits?: TreeLimits;
   /** Pages fetched by engine and outcome, bytes fetched. */
   metrics?: Metrics;
+  retries: RetrySettings;
+  /**
+   * The cookie jar of the scrape or job whose pages these are, when it uses a profile (jobs/profile-session.ts):
+   * every page's fetch, on either engine, sends and keeps its cookies.
+   */
+  cookies?: CookieJarHandle;
+  /** The tiers of proxies the server has, for a page's `proxy` option (absent: no stealth proxies). */
+  proxies?: ProxyTiers | null;
+}
+
+/** What the target answered to one fetch: its status and Retry-After (in ms, capped; null when none). */
+export interface TargetAnswer {
+  status: number;
+  retryAfterMs: number | null;
+}
+
+/** A crawl's page whose fetch answered transiently while it has retries left: not rendered, fetched again later. */
+export interface RetryLater {
+  retryLater: TargetAnswer;
+}
+
+/** How one call fetches a page again. */
+interface Attempts {
+  /** Retries made here, within the deadline (a scrape's); a crawl retries through its frontier instead. */
+  retries: number;
+  /** Fetches of the page made before this call (a crawl's page put back after a transient failure). */
+  before: number;
+  /** A transient answer to the last fetch allowed here comes back as RetryLater instead of being rendered. */
+  deferLast: boolean;
+  /** Hears every answer of the target (the crawl's host throttling). */
+  observe?: (answer: TargetAnswer) => void;
 }
 
 /** One page with the native API's per-page options (shared by scrape and crawl). */
@@ -29,6 +77,8 @@ export interface PageRequest {
   discover?: boolean;
   /** Run CSS extraction on the page's tree in the content worker (extract). */
   cssExtract?: CssExtraction;
+  /** The sticky key of proxy rotation (a job's id): a host keeps its proxy for the whole job. */
+  session?: string;
 }
 
 /** Checks a page's options before anything is fetched, so bad input fails fast and once. */
@@ -77,17 +127,98 @@ async function fetchCounted(
   }
 }
 
-/** Validate, choose the engine, fetch within the deadline, build the requested formats. */
+/**
+ * Fetches with `engine`, again after each transient failure (a retryable error, or a 408, 429, 502, 503, 504
+ * answer) while `attempts.retries` allow and the deadline leaves room for the wait and one more attempt; the
+ * wait is the backoff of retry.ts, at least the answer's Retry-After. The last answer is the result (a 503
+ * page is a page), or the last error is thrown; permanent causes are never fetched again.
+ */
+async function fetchWithRetries(
+  engine: Engine,
+  request: FetchRequest,
+  deadline: Deadline,
+  deps: ScrapeDeps,
+  attempts: Attempts,
+): Promise<{ page: FetchedPage; fetches: number } | RetryLater> {
+  for (let fetches = 1; ; fetches++) {
+    let page: FetchedPage | null = null;
+    let failure: AppError | null = null;
+    try {
+      page = await fetchCounted(engine, request, deadline, deps.metrics);
+    } catch (err) {
+      failure = toAppError(err);
+    }
+    const answer = page
+      ? {
+          status: page.status,
+          retryAfterMs: retryAfterMs(page.headers['retry-after'], deps.retries.maxRetryAfterMs),
+        }
+      : null;
+    if (answer) attempts.observe?.(answer);
+    const transient = answer ? TRANSIENT_STATUSES.has(answer.status) : failure!.retryable;
+    if (transient && fetches <= attempts.retries) {
+      const wait = retryDelayMs(attempts.before + fetches, answer?.retryAfterMs ?? null);
+      if (!deadline.expired && wait + MIN_ATTEMPT_MS <= deadline.remainingMs()) {
+        await sleep(wait, deadline.signal);
+        deadline.check('the wait before a retry');
+        continue;
+      }
+    } else if (transient && answer && attempts.deferLast) return { retryLater: answer };
+    if (failure) throw failure;
+    return { page: page!, fetches };
+  }
+}
+
+/**
+ * Validate, choose the engine, fetch within the deadline (a transient failure is fetched again, `maxRetries`
+ * times or MAX_RETRIES), build the requested formats.
+ */
 export async function fetchAndRender(
   req: PageRequest,
   deadline: Deadline,
   deps: ScrapeDeps,
 ): Promise<RenderedPage> {
+  const retries = req.options.maxRetries ?? deps.retries.maxRetries;
+  // Without deferLast a transient last answer is rendered like any other: never a RetryLater.
+  return (await renderWithRetries(req, deadline, deps, {
+    retries,
+    before: 0,
+    deferLast: false,
+  })) as RenderedPage;
+}
+
+/**
+ * One fetch of a crawl's page: the crawl retries through its frontier, so nothing is retried here; a
+ * transient answer while the page has retries left comes back as RetryLater, unrendered. `before` is the
+ * page's fetches so far (its `metadata.attempts` counts them); `observe` hears the target's answer.
+ */
+export function fetchForCrawl(
+  req: PageRequest,
+  deadline: Deadline,
+  deps: ScrapeDeps,
+  attempt: { before: number; retryLeft: boolean; observe: (answer: TargetAnswer) => void },
+): Promise<RenderedPage | RetryLater> {
+  const { before, retryLeft, observe } = attempt;
+  return renderWithRetries(req, deadline, deps, { retries: 0, before, deferLast: retryLeft, observe });
+}
+
+/** Validate, choose the engine, fetch (with `attempts`), build the requested formats. */
+async function renderWithRetries(
+  req: PageRequest,
+  deadline: Deadline,
+  deps: ScrapeDeps,
+  attempts: Attempts,
+): Promise<RenderedPage | RetryLater> {
   const { options } = req;
   const { formats, headers, plan, screenshot } = checkPageOptions(options, deps.browser !== null);
-  const render = async (engine: Engine, detectionReason: string | null): Promise<RenderedPage> => {
-    const page = await fetchCounted(
-      engine,
+  const proxies = proxyPlan(options.proxy, deps.proxies);
+  const render = async (
+    engine: Engine,
+    detectionReason: string | null,
+  ): Promise<RenderedPage | RetryLater> => {
+    const fetched = await fetchWithRetries(
+      // proxy "auto": a fetch the target blocks is made once more through the stealth proxies.
+      throughProxies(engine, proxies),
       {
         url: req.url,
         headers,
@@ -99,10 +230,16 @@ export async function fetchAndRender(
         waitForSelector: options.waitForSelector,
         actions: options.actions,
         screenshot,
+        session: req.session,
+        cookies: deps.cookies,
+        proxy: proxies.tier,
       } as FetchRequest,
       deadline,
-      deps.metrics,
+      deps,
+      attempts,
     );
+    if ('retryLater' in fetched) return fetched;
+    const { page, fetches } = fetched;
     deadline.check('fetch');
     // The actions' outputs (screenshots, PDFs) need no parsing: they stay on this thread.
     const { actions, ...toRender } = page;
@@ -125,12 +262,13 @@ export async function fetchAndRender(
     );
     deadline.check('formatting');
     if (actions) rendered.document.actions = actions;
+    rendered.document.metadata.attempts = attempts.before + fetches;
     return rendered;
   };
   if (plan.engine === 'browser' && deps.browser) return render(deps.browser, plan.detectionReason);
   const viaHttp = await render(deps.http, plan.detectionReason);
   // engine "auto": a page that looks client-side rendered is rendered again in the browser.
-  if ((options.engine ?? 'auto') !== 'auto' || !deps.browser) return viaHttp;
+  if ('retryLater' in viaHttp || (options.engine ?? 'auto') !== 'auto' || !deps.browser) return viaHttp;
   if (viaHttp.clientRendered === null) {
     viaHttp.document.metadata.detectionReason = `static page (${viaHttp.document.metadata.wordCount} words of text): http engine`;
     return viaHttp;

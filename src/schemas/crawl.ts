@@ -61,11 +61,24 @@ export const CrawlPage = Type.Object({
     contentType: Type.String(),
     wordCount: Type.Integer(),
     readingTime: Type.Integer(),
+    attempts: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'Fetches of the page, the first included (retries).' }),
+    ),
   }),
 });
 export type CrawlPage = Static<typeof CrawlPage>;
 
-export const CrawlError = Type.Object({ url: Type.String(), code: Type.String(), error: Type.String() });
+const Attempts = Type.Integer({
+  minimum: 0,
+  description: 'Fetches of the page, the first included (0: never fetched, its host was paused).',
+});
+
+export const CrawlError = Type.Object({
+  url: Type.String(),
+  code: Type.String(),
+  error: Type.String(),
+  attempts: Attempts,
+});
 
 export const CrawlReply = Type.Object({
   success: Type.Literal(true),
@@ -80,6 +93,18 @@ export const CrawlEvent = Type.Union(
       crawled: Type.Integer({ description: 'Pages crawled so far.' }),
       queued: Type.Integer({ description: 'URLs waiting in the frontier.' }),
       current_url: Type.String({ description: 'The URL being fetched now.' }),
+      throttled: Type.Optional(
+        Type.Array(
+          Type.Object({
+            host: Type.String({ description: 'host:port, as the crawl counts hosts.' }),
+            until: Type.String({ description: 'ISO time until which every request to the host waits.' }),
+          }),
+          {
+            description:
+              'Hosts that answered 429 or 503 with Retry-After, held until then (present only while one is).',
+          },
+        ),
+      ),
     }),
     Type.Object({ type: Type.Literal('document'), data: CrawlPage }),
     Type.Object({
@@ -87,6 +112,7 @@ export const CrawlEvent = Type.Union(
       url: Type.String(),
       code: Type.String(),
       error: Type.String(),
+      attempts: Attempts,
     }),
     Type.Object({
       type: Type.Literal('complete'),
@@ -104,6 +130,10 @@ export const CrawlEvent = Type.Union(
             description: 'Links outside includePaths/excludePaths or the host rules.',
           }),
           tooDeep: Type.Integer({ description: 'Links beyond maxDepth.' }),
+          hostPaused: Type.Integer({
+            description:
+              'Pages not fetched because their host refused most of the last 20 (403, 429): each is also an error event with code HOST_PAUSED.',
+          }),
         },
         { description: 'URLs left out, by reason (each is also a debug log line).' },
       ),

@@ -21,6 +21,13 @@ export const PageMetadata = Type.Object({
     description: 'HTTP status of the final response (4xx/5xx pages still return).',
   }),
   contentType: Type.String({ description: 'Media type of the page, without parameters.' }),
+  attempts: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Fetches of the page, the first included: more than 1 when a transient failure (reset connection, 429, 503...) was retried. Absent for uploaded files.',
+    }),
+  ),
   numPages: Type.Optional(Type.Integer({ description: 'Pages of a document (PDF).' })),
   author: Type.Optional(
     Type.Union([Type.String(), Type.Null()], { description: 'Author of a document (PDF).' }),

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { ClientTags, EngineName, Formats, RequestHeaders, TargetUrl, TimeoutMs } from './common.js';
 import { PageDocument } from './page.js';
+import { ProfileOption } from './profile.js';
 
 export const BrowserAction = Type.Object(
   {
@@ -106,6 +107,7 @@ export const ScrapeOptionFields = {
     }),
   ),
   actions: Type.Optional(Type.Array(BrowserAction, { maxItems: 50 })),
+  profile: Type.Optional(ProfileOption),
   includeTags: Type.Optional(
     Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
       maxItems: 100,

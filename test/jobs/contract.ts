@@ -2,7 +2,8 @@ import type { PageStore } from '../../src/jobs/stores/page-store.js';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
-import type { Frontier } from '../../src/crawl/frontier.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Frontier, FrontierItem } from '../../src/crawl/frontier.js';
 import { isFinished } from '../../src/crawl/frontier.js';
 import type { JobStore } from '../../src/jobs/stores/job-store.js';
 
@@ -89,14 +90,16 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       const h = await make(60_000);
       t.after(() => h.close());
       const { id } = await h.store.create(newJob());
-      await h.store.addError(id, 'https://a.test/x', 'TARGET_UNREACHABLE', 'first');
-      await h.store.addError(id, 'https://a.test/x', 'TIMEOUT', 'second');
-      await h.store.addError(id, 'https://a.test/y', 'TIMEOUT', 'y');
+      await h.store.addError(id, 'https://a.test/x', 'TARGET_UNREACHABLE', 'first', 1);
+      await h.store.addError(id, 'https://a.test/x', 'TIMEOUT', 'second', 3);
+      await h.store.addError(id, 'https://a.test/y', 'HOST_PAUSED', 'y', 0);
       await h.store.addRobotsBlocked(id, 'https://a.test/private');
       await h.store.addRobotsBlocked(id, 'https://a.test/private');
       const errors = await h.store.errors(id);
       assert.equal(errors.length, 2);
       assert.equal(errors.find((e) => e.url === 'https://a.test/x')?.error, 'second');
+      assert.equal(errors.find((e) => e.url === 'https://a.test/x')?.attempts, 3);
+      assert.equal(errors.find((e) => e.url === 'https://a.test/y')?.attempts, 0);
       assert.ok(errors.every((e) => e.id && e.at > 0));
       assert.deepEqual(await h.store.robotsBlocked(id), ['https://a.test/private']);
     });
@@ -176,7 +179,7 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
         { url: 'mailto:x@a.test', depth: 1, pagination: false },
       ]);
       assert.equal(added, 2);
-      assert.deepEqual(await f.stats(), { queued: 2, inFlight: 0, discovered: 2 });
+      assert.deepEqual(await f.stats(), { queued: 2, delayed: 0, inFlight: 0, discovered: 2 });
       const a = await f.next();
       assert.equal(a?.url, 'https://a.test/a');
       const b = await f.next();
@@ -210,7 +213,7 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
       const one = await f.next();
       const two = await f.next(one);
       assert.equal(two?.url, 'https://a.test/2');
-      assert.deepEqual(await f.stats(), { queued: 0, inFlight: 1, discovered: 2 });
+      assert.deepEqual(await f.stats(), { queued: 0, delayed: 0, inFlight: 1, discovered: 2 });
       assert.equal(await f.next(two), undefined, 'nothing left to take');
       assert.equal(isFinished(await f.stats()), true, 'the last item is completed all the same');
     });
@@ -234,7 +237,55 @@ export function frontierContract(name: string, make: () => Promise<FrontierHarne
       assert.equal(isFinished(await f.stats()), true);
       assert.equal((await f.stats()).discovered, 2);
     });
+
+    test('retryLater puts an item back with one more attempt, due after its delay, ahead of later items, kept across a crash', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      let f = h.frontier;
+      await f.add([
+        { url: 'https://a.test/1', depth: 0, pagination: false },
+        { url: 'https://a.test/2', depth: 0, pagination: false },
+        { url: 'https://a.test/3', depth: 1, pagination: false },
+      ]);
+      const one = await f.next();
+      assert.equal(one?.url, 'https://a.test/1');
+      await f.retryLater(one!, 300);
+      assert.deepEqual(await f.stats(), { queued: 3, delayed: 1, inFlight: 0, discovered: 3 });
+      await f.retryLater(one!, 0); // no longer in flight: nothing happens
+      assert.equal((await f.stats()).delayed, 1);
+      const two = await f.next();
+      assert.equal(two?.url, 'https://a.test/2', 'the retry is not due yet');
+      await f.complete(two!);
+      if (h.reopen) {
+        f = await h.reopen();
+        assert.equal(await f.requeueInFlight(), 0, 'a waiting retry is not in flight');
+        assert.equal((await f.stats()).delayed, 1, 'the retry survives the crash');
+      }
+      await sleep(400);
+      const again = await f.next();
+      const { retry: _retry, ...item } = again!;
+      assert.deepEqual(item, { url: 'https://a.test/1', depth: 0, pagination: false, attempts: 1 });
+      assert.equal(isFinished(await f.stats()), false);
+      await f.retryLater(again!, 0);
+      const third = await waitForNext(f);
+      assert.equal(third.url, 'https://a.test/1');
+      assert.equal(third.attempts, 2);
+      await f.complete(third);
+      const last = await f.next();
+      assert.equal(last?.url, 'https://a.test/3');
+      await f.complete(last!);
+      assert.equal(isFinished(await f.stats()), true);
+    });
   });
+}
+
+/** The frontier's next item, asked again until a retry put back with no delay is due (clocks tick in ms). */
+async function waitForNext(f: Frontier): Promise<FrontierItem> {
+  for (;;) {
+    const item = await f.next();
+    if (item) return item;
+    await sleep(5);
+  }
 }
 
 export interface PageStoreHarness {

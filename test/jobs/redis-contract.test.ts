@@ -79,7 +79,7 @@ if (redisAvailable) {
     const taken = await alive.next();
     assert.equal(taken?.url, 'https://a.test/x');
     await alive.complete(taken!);
-    assert.deepEqual(await alive.stats(), { queued: 0, inFlight: 0, discovered: 1 });
+    assert.deepEqual(await alive.stats(), { queued: 0, delayed: 0, inFlight: 0, discovered: 1 });
     alive.close();
     await Promise.all([a.quit(), b.quit()]);
   });

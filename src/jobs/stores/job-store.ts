@@ -49,6 +49,8 @@ export interface JobError {
   code: string;
   error: string;
   at: number;
+  /** Fetches of the page, the first included (0: never fetched, its host was paused). */
+  attempts: number;
 }
 
 export interface DocumentPage {
@@ -86,7 +88,8 @@ export interface JobStore {
   /** Documents from index `skip`: at most `limit` of them and, past the first, at most `maxBytes` bytes. */
   documents(id: string, skip: number, limit: number, maxBytes: number): Promise<DocumentPage>;
   /** Records a failed URL (one entry per URL; the newest failure wins). */
-  addError(id: string, url: string, code: string, error: string): Promise<void>;
+  /** A page of the job failed for good after `attempts` fetches (0: it was never fetched). */
+  addError(id: string, url: string, code: string, error: string, attempts: number): Promise<void>;
   errors(id: string): Promise<JobError[]>;
   addRobotsBlocked(id: string, url: string): Promise<void>;
   robotsBlocked(id: string): Promise<string[]>;

@@ -103,8 +103,8 @@ export class MemoryJobStore implements JobStore {
     return Promise.resolve({ documents, nextSkip, more: nextSkip < all.length });
   }
 
-  addError(id: string, url: string, code: string, error: string): Promise<void> {
-    this.entry(id)?.errors.set(url, { id: randomUUID(), url, code, error, at: Date.now() });
+  addError(id: string, url: string, code: string, error: string, attempts: number): Promise<void> {
+    this.entry(id)?.errors.set(url, { id: randomUUID(), url, code, error, at: Date.now(), attempts });
     return Promise.resolve();
   }
 

@@ -27,7 +27,16 @@ redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
 redis.call('PEXPIRE', KEYS[2], 3600000)
 return start - now`;
 
+/** Holds a host: no start before `ms` from now on Redis's clock. KEYS: next start. ARGV: ms. */
+const HOLD = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local until = now + tonumber(ARGV[1])
+if until > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], until, 'PX', 3600000) end
+return until`;
+
 function define(redis: Redis): void {
+  redis.defineCommand('pwHostHold', { numberOfKeys: 1, lua: HOLD });
   redis.defineCommand('pwBudgetTake', { numberOfKeys: 1, lua: TAKE });
   redis.defineCommand('pwHostAcquire', { numberOfKeys: 2, lua: ACQUIRE });
 }
@@ -85,7 +94,8 @@ export class RedisBudget implements CrawlBudget {
 
 /**
  * Per-host politeness for the whole fleet: Crawl-delay and CRAWL_MIN_DELAY_MS hold per host whatever the
- * number of workers, and at most `maxPerHost` requests are in flight to a host across them.
+ * number of workers, at most `maxPerHost` requests are in flight to a host across them (fewer while a worker
+ * sees the host throttle), and a host's Retry-After holds every worker.
  */
 export class RedisPoliteness implements Politeness {
   private readonly held = new Map<string, string[]>();
@@ -116,12 +126,13 @@ export class RedisPoliteness implements Politeness {
     clearInterval(this.renewal);
   }
 
-  async acquire(host: string, delayMs: number, signal: AbortSignal): Promise<boolean> {
+  async acquire(host: string, delayMs: number, signal: AbortSignal, maxInFlight: number): Promise<boolean> {
     const token = randomUUID();
     const keys = [`pw:host:${host}:next`, `pw:host:${host}:slots`];
+    const limit = Math.min(this.maxPerHost, maxInFlight);
     while (!signal.aborted) {
       const wait = Number(
-        await run(this.redis, 'pwHostAcquire', ...keys, delayMs, this.maxPerHost, token, this.leaseMs),
+        await run(this.redis, 'pwHostAcquire', ...keys, delayMs, limit, token, this.leaseMs),
       );
       if (wait < 0) {
         await sleep(50, signal); // every slot is taken, maybe by another process: look again shortly
@@ -141,5 +152,10 @@ export class RedisPoliteness implements Politeness {
   release(host: string): void {
     const token = this.held.get(host)?.shift();
     if (token) void this.redis.zrem(`pw:host:${host}:slots`, token).catch(() => undefined);
+  }
+
+  /** Every worker of the fleet waits: the host's next start is shared. */
+  async hold(host: string, ms: number): Promise<void> {
+    await run(this.redis, 'pwHostHold', `pw:host:${host}:next`, Math.round(ms));
   }
 }

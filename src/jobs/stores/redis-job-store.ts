@@ -33,6 +33,8 @@ const jobKeys = (id: string): string[] => [
   `${k.frontier(id)}:seen`,
   `${k.frontier(id)}:inflight`,
   `${k.frontier(id)}:retries`,
+  `${k.frontier(id)}:delayed`,
+  `pw:job:${id}:hosts`,
   `pw:job:${id}:claimed`,
 ];
 
@@ -203,15 +205,15 @@ export class RedisJobStore implements JobStore {
     });
   }
 
-  addError(id: string, url: string, code: string, error: string): Promise<void> {
-    const entry = JSON.stringify({ id: randomUUID(), url, code, error, at: Date.now() });
+  addError(id: string, url: string, code: string, error: string, attempts: number): Promise<void> {
+    const entry = JSON.stringify({ id: randomUUID(), url, code, error, at: Date.now(), attempts });
     return this.call(async () => void (await this.redis.hset(k.errors(id), url, entry)));
   }
 
   errors(id: string): Promise<JobError[]> {
     return this.call(async () =>
       Object.values(await this.redis.hgetall(k.errors(id)))
-        .map((v) => JSON.parse(v) as JobError)
+        .map((v) => ({ attempts: 1, ...(JSON.parse(v) as Omit<JobError, 'attempts'>) }))
         .sort((a, b) => a.at - b.at || (a.url < b.url ? -1 : 1)),
     );
   }

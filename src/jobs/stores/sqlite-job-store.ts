@@ -72,9 +72,11 @@ export class SqliteJobStore implements JobStore {
       hasDoc: p('SELECT 1 FROM documents WHERE job_id = ? AND url = ?'),
       hasDocAt: p('SELECT 1 FROM documents WHERE job_id = ? AND seq = ?'),
       addError: p(
-        'INSERT OR REPLACE INTO job_errors (job_id, url, id, code, error, at) VALUES (?, ?, ?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO job_errors (job_id, url, id, code, error, at, attempts) VALUES (?, ?, ?, ?, ?, ?, ?)',
       ),
-      errors: p('SELECT id, url, code, error, at FROM job_errors WHERE job_id = ? ORDER BY at, url'),
+      errors: p(
+        'SELECT id, url, code, error, at, attempts FROM job_errors WHERE job_id = ? ORDER BY at, url',
+      ),
       addBlocked: p('INSERT OR IGNORE INTO robots_blocked (job_id, url) VALUES (?, ?)'),
       blocked: p('SELECT url FROM robots_blocked WHERE job_id = ? ORDER BY url'),
       finish: p(
@@ -176,18 +178,21 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  addError(id: string, url: string, code: string, error: string): Promise<void> {
-    return this.sql.write(() => void this.q.addError.run(id, url, randomUUID(), code, error, Date.now()));
+  addError(id: string, url: string, code: string, error: string, attempts: number): Promise<void> {
+    return this.sql.write(
+      () => void this.q.addError.run(id, url, randomUUID(), code, error, Date.now(), attempts),
+    );
   }
 
   errors(id: string): Promise<JobError[]> {
     return this.read(() =>
-      (this.q.errors.all(id) as Row[]).map(([eid, url, code, error, at]) => ({
+      (this.q.errors.all(id) as Row[]).map(([eid, url, code, error, at, attempts]) => ({
         id: eid as string,
         url: url as string,
         code: code as string,
         error: error as string,
         at: Number(at),
+        attempts: Number(attempts),
       })),
     );
   }

@@ -42,6 +42,7 @@ CREATE TABLE IF NOT EXISTS job_errors (
   code TEXT NOT NULL,
   error TEXT NOT NULL,
   at INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 1,
   PRIMARY KEY (job_id, url)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS robots_blocked (
@@ -56,16 +57,53 @@ CREATE TABLE IF NOT EXISTS frontier (
   depth INTEGER NOT NULL,
   pagination INTEGER NOT NULL,
   state INTEGER NOT NULL,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  due INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (job_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (job_id, state, seq);
+CREATE TABLE IF NOT EXISTS job_hosts (
+  job_id TEXT NOT NULL,
+  host TEXT NOT NULL,
+  held_until INTEGER,
+  paused TEXT,
+  PRIMARY KEY (job_id, host)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS pages (
   key TEXT PRIMARY KEY,
   body TEXT NOT NULL,
   at INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS pages_by_age ON pages (at);
+CREATE TABLE IF NOT EXISTS profiles (
+  name TEXT PRIMARY KEY,
+  body TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  cookies INTEGER NOT NULL,
+  domains TEXT NOT NULL
+) WITHOUT ROWID;
 `;
+
+/**
+ * Columns added since the first schema, with the declaration they get on a file made before them: the SCHEMA
+ * above creates them in a new file, and `addColumns` adds them to an older one (ALTER TABLE keeps its rows).
+ */
+const ADDED_COLUMNS: [table: string, column: string, declaration: string][] = [
+  ['job_errors', 'attempts', 'INTEGER NOT NULL DEFAULT 1'],
+  ['frontier', 'attempts', 'INTEGER NOT NULL DEFAULT 0'],
+  ['frontier', 'due', 'INTEGER NOT NULL DEFAULT 0'],
+];
+
+function addColumns(db: DatabaseSync): void {
+  for (const [table, column, declaration] of ADDED_COLUMNS) {
+    const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[];
+    if (!columns.some((c) => c.name === column)) {
+      db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+    }
+  }
+}
 
 interface Waiter {
   resolve(): void;
@@ -130,6 +168,7 @@ export class SqliteDb {
       // a fraction of that and keeps the WAL bounded.
       db.exec('PRAGMA wal_autocheckpoint = 10000');
       db.exec(SCHEMA);
+      addColumns(db);
       db.prepare('SELECT count(*) FROM jobs').get(); // a corrupt file fails here, not later
       return new SqliteDb(db, lock);
     } catch (err) {

@@ -1,0 +1,155 @@
+/**
+ * What a crawl learns about each host from its answers: how many requests it takes at once and how far apart
+ * (additive increase, multiplicative decrease), until when it asked to be left alone (`Retry-After`), and
+ * whether it refuses the crawl outright (paused). One per crawl run; "host" is host:port.
+ */
+
+/** Added delay after the first "slow down", ms; each further one doubles it, up to MAX_ADDED_DELAY_MS. */
+const FIRST_ADDED_DELAY_MS = 100;
+/**
+ * The most delay added between request starts to a throttled host. Kept low: the host's own Retry-After holds
+ * it as long as it asks, and a 20-page site answering one 429 with `Retry-After: 2` per page must still be done
+ * in about a minute (20 holds of 2 s, plus at most this per request).
+ */
+const MAX_ADDED_DELAY_MS = 1000;
+/** Successes in a row that give a throttled host one more request in flight. */
+const SUCCESSES_PER_STEP = 5;
+/** Final outcomes of a host's pages remembered to decide a pause. */
+const OUTCOME_WINDOW = 20;
+/** A host is paused when more than this share of its last OUTCOME_WINDOW pages were refused. */
+const REFUSED_SHARE = 0.5;
+/** Statuses that refuse the crawl: counted towards a pause when they are a page's final answer. */
+const REFUSALS: ReadonlySet<number> = new Set([403, 429]);
+
+interface HostState {
+  /** Requests allowed in flight (between 1 and the crawl's host concurrency). */
+  inFlight: number;
+  addedDelayMs: number;
+  successes: number;
+  /** Epoch ms until which the host asked to be left alone; 0 when it did not. */
+  heldUntil: number;
+  /** Final outcomes of the host's last pages: true for a refusal. */
+  outcomes: boolean[];
+  paused: boolean;
+}
+
+/** A host held by its Retry-After, for the crawl's status. */
+export interface HeldHost {
+  host: string;
+  /** ISO time. */
+  until: string;
+}
+
+export class HostThrottle {
+  private readonly hosts = new Map<string, HostState>();
+
+  constructor(
+    /** Requests in flight to one host when it has not asked for less (CRAWL_HOST_CONCURRENCY). */
+    private readonly maxInFlight: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private state(host: string): HostState {
+    let state = this.hosts.get(host);
+    if (!state) {
+      state = {
+        inFlight: this.maxInFlight,
+        addedDelayMs: 0,
+        successes: 0,
+        heldUntil: 0,
+        outcomes: [],
+        paused: false,
+      };
+      this.hosts.set(host, state);
+    }
+    return state;
+  }
+
+  /** Requests the host takes at once now. */
+  inFlightFor(host: string): number {
+    return this.hosts.get(host)?.inFlight ?? this.maxInFlight;
+  }
+
+  /** Delay added to the host's spacing of request starts now, ms. */
+  addedDelayFor(host: string): number {
+    return this.hosts.get(host)?.addedDelayMs ?? 0;
+  }
+
+  /**
+   * One answer of the host. A 429 or 503 halves its requests in flight and raises its added delay, and with a
+   * Retry-After holds it: answers the ms to hold it for (null: no hold). Any other answer is a success that
+   * gives back, gradually, what earlier ones took.
+   */
+  answered(host: string, status: number, retryAfterMs: number | null): number | null {
+    const state = this.state(host);
+    if (status === 429 || status === 503) {
+      state.successes = 0;
+      state.inFlight = Math.max(1, Math.floor(state.inFlight / 2));
+      state.addedDelayMs = Math.min(
+        MAX_ADDED_DELAY_MS,
+        Math.max(FIRST_ADDED_DELAY_MS, state.addedDelayMs * 2),
+      );
+      if (retryAfterMs === null || retryAfterMs <= 0) return null;
+      state.heldUntil = Math.max(state.heldUntil, this.now() + retryAfterMs);
+      return retryAfterMs;
+    }
+    if (state.addedDelayMs > 0) {
+      state.addedDelayMs =
+        state.addedDelayMs < 2 * FIRST_ADDED_DELAY_MS ? 0 : Math.floor(state.addedDelayMs / 2);
+    }
+    if (state.inFlight < this.maxInFlight && ++state.successes >= SUCCESSES_PER_STEP) {
+      state.inFlight++;
+      state.successes = 0;
+    }
+    return null;
+  }
+
+  /**
+   * The final outcome of one of the host's pages (after its retries): a `refused` page (403, 429) counts
+   * towards pausing the host. Answers true when this outcome paused it.
+   */
+  settled(host: string, status: number | null): boolean {
+    const state = this.state(host);
+    state.outcomes.push(status !== null && REFUSALS.has(status));
+    if (state.outcomes.length > OUTCOME_WINDOW) state.outcomes.shift();
+    const refused = state.outcomes.filter(Boolean).length;
+    if (state.paused || state.outcomes.length < OUTCOME_WINDOW || refused <= OUTCOME_WINDOW * REFUSED_SHARE) {
+      return false;
+    }
+    state.paused = true;
+    return true;
+  }
+
+  isPaused(host: string): boolean {
+    return this.hosts.get(host)?.paused ?? false;
+  }
+
+  /** Hosts held by a Retry-After now. */
+  held(): HeldHost[] {
+    const now = this.now();
+    return [...this.hosts]
+      .filter(([, state]) => state.heldUntil > now)
+      .map(([host, state]) => ({ host, until: new Date(state.heldUntil).toISOString() }));
+  }
+
+  /** Hosts paused for the crawl. */
+  paused(): string[] {
+    return [...this.hosts].filter(([, state]) => state.paused).map(([host]) => host);
+  }
+}
+
+/** The crawl's warning about its hosts (null when none is held or paused): what its status shows. */
+export function throttleWarning(held: HeldHost[], paused: string[]): string | null {
+  const parts: string[] = [];
+  if (held.length > 0) {
+    parts.push(
+      `Throttled by the target: ${held.map((h) => `${h.host} asked to wait (Retry-After) until ${h.until}`).join('; ')}`,
+    );
+  }
+  if (paused.length > 0) {
+    parts.push(
+      `Paused for this job: ${paused.join(', ')} refused most of its last ${OUTCOME_WINDOW} pages (403/429); their remaining pages are not fetched (HOST_PAUSED)`,
+    );
+  }
+  return parts.length > 0 ? parts.join('. ') : null;
+}
