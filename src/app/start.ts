@@ -26,6 +26,15 @@ export async function startProcess(
     console.error('Configuration error: `npm run worker` works jobs from Redis: set REDIS_URL');
     process.exit(1);
   }
+  if (role === 'worker' && config.redis?.workers === 0) {
+    // WORKERS=0 is the API's setting (a process that serves the API only), easily shared through one
+    // environment file: a worker with it would take no job and say nothing.
+    console.error(
+      'Configuration error: WORKERS=0 makes a process take no job, so this worker would have nothing to do: ' +
+        'unset WORKERS (or set it above 0) for `npm run worker`',
+    );
+    process.exit(1);
+  }
   if (config.redis) {
     const problem = await pingRedis(config.redis.url);
     if (problem !== null) {

@@ -217,6 +217,7 @@ export function firecrawlDocument(
       contentType: m.contentType,
       scrapeId: randomUUID(),
       proxyUsed: 'basic',
+      ...(m.attempts !== undefined ? { attempts: m.attempts } : {}),
     },
   };
 }

@@ -406,16 +406,17 @@ export class CrawlRun {
         : Math.max(spec.delayMs, robotsDelay ?? 0);
     const host = url.host;
     const delay = Math.min(wanted, deps.settings.maxDelayMs) + this.throttle.addedDelayFor(host);
+    // Told before the host's turn, which a held host makes wait: the status shows what holds it.
+    if (this.sink.fetching) {
+      const stats = await this.frontier.stats();
+      this.sink.fetching(url.href, this.crawled, stats.queued, this.throttle.held());
+    }
     if (!(await this.limiter.acquire(host, delay, signal, this.throttle.inFlightFor(host)))) {
       if (before === 0) await this.budget.giveBack(item.url);
       return 'done';
     }
     const retryLeft = before < this.maxRetries;
     try {
-      if (this.sink.fetching) {
-        const stats = await this.frontier.stats();
-        this.sink.fetching(url.href, this.crawled, stats.queued, this.throttle.held());
-      }
       const deadline = Deadline.after(this.timeout, signal);
       const observe = (answer: TargetAnswer): void => this.answered(host, answer);
       const rendered = await fetchForCrawl(

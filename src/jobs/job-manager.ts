@@ -107,6 +107,8 @@ export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'ex
  */
 export class JobManager {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** The crawls this process works now, by job id: their hosts' throttling is part of the job's status. */
+  private readonly crawls = new Map<string, CrawlRun>();
   private readonly gate: Gate;
   private readonly memory: MemoryJobStore;
   private readonly purgeTimer: NodeJS.Timeout;
@@ -164,9 +166,16 @@ export class JobManager {
     return this.deps.fleet ? this.deps.fleet.workersAlive() : null;
   }
 
-  /** Why a running job may not be moving: in a fleet with no live worker process it waits for one. */
+  /**
+   * What the caller should know about a job: the fields its request asked for that were ignored, the hosts
+   * holding a crawl worked here back (Retry-After) or paused for it, and in a fleet with no live worker
+   * process, that it waits for one.
+   */
   async warningFor(job: JobRecord): Promise<string | null> {
-    const ignored = (job.request as { warning?: string } | null)?.warning ?? null;
+    const requestWarning = (job.request as { warning?: string } | null)?.warning ?? null;
+    const throttled = job.state === 'scraping' ? (this.crawls.get(job.id)?.warning() ?? null) : null;
+    const ignored =
+      requestWarning && throttled ? `${requestWarning}. ${throttled}` : (requestWarning ?? throttled);
     if (!this.deps.fleet || job.state !== 'scraping') return ignored;
     if ((await this.deps.fleet.workersAlive().catch(() => 1)) > 0) return ignored;
     const idle =
@@ -453,7 +462,12 @@ export class JobManager {
         // worker had (`retry`), and only those are checked.
         checkStored: !fresh,
       });
-      await run.run(signal, fresh);
+      this.crawls.set(job.id, run);
+      try {
+        await run.run(signal, fresh);
+      } finally {
+        this.crawls.delete(job.id);
+      }
     });
   }
 

@@ -21,6 +21,7 @@ function toCrawlPage(doc: PageDocument): CrawlPage {
       contentType: metadata.contentType,
       wordCount: metadata.wordCount,
       readingTime: metadata.readingTime,
+      ...(metadata.attempts === undefined ? {} : { attempts: metadata.attempts }),
     },
   };
 }

@@ -10,6 +10,7 @@ import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js'
 import type { RedisServer } from '../fixtures/redis.js';
 import { call, json, sleep } from './http.js';
 import type { Json } from './http.js';
+import { startFlakySite } from '../fixtures/flaky-site.js';
 import { freePort } from '../fixtures/free-port.js';
 
 /** The distributed job engine: real Redis, an API process and worker processes, spawned as `npm start` runs them. */
@@ -268,6 +269,41 @@ describe(
       assert.equal(status.mode, 'distributed');
       assert.equal(status.workers, 1);
       assert.equal(status.redis, 'ok');
+    });
+
+    test("two workers honour a host's Retry-After together: every page is fetched, each retried after its hold, and no worker asks during another's hold", async (t) => {
+      const fleet = await startFleet(t, { workers: 2 });
+      const site = await startFlakySite({ mode: '429', pages: 6, retryAfter: 2 });
+      t.after(() => site.close());
+      const { id } = json(
+        await call(`${fleet.api}/v2/crawl`, 'POST', { url: `${site.url}/`, limit: 10, maxConcurrency: 4 }),
+      ) as { id: string };
+      const end = await waitForEnd(fleet.api, id);
+      assert.equal(end.status, 'completed', JSON.stringify({ ...end, data: undefined }));
+      const urls = await allSources(fleet.api, id);
+      assert.equal(urls.length, 7);
+      const pages = site.requests.filter((r) => r.path === '/' || r.path.startsWith('/p/'));
+      const firsts = pages.filter((r, i) => pages.findIndex((o) => o.path === r.path) === i);
+      for (const first of firsts) {
+        const again = pages.filter((r) => r.path === first.path);
+        assert.equal(again.length, 2, `${first.path} fetched twice`);
+        assert.ok(again[1]!.at - first.at >= 1900, `${first.path} retried before its Retry-After`);
+        // A request already on its way when the 429 came may land just after it; none starts later in the hold.
+        const during = pages.filter((r) => r.at > first.at + 1000 && r.at < first.at + 1900);
+        assert.deepEqual(during, [], `requests during the hold of ${first.path}`);
+      }
+    });
+
+    test('a worker started with WORKERS=0 (the API-only setting) refuses to start, naming the setting', async () => {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+        env: { ...process.env, REDIS_URL: 'redis://127.0.0.1:1', WORKERS: '0', LOG_LEVEL: 'error' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal(code, 1);
+      assert.match(stderr, /WORKERS=0/);
     });
 
     test('Redis unreachable at start: the process exits with a clear message', async () => {

@@ -27,7 +27,9 @@ export async function sendCrawlAnswer(
         const event = next.value;
         if (event.type === 'document') yield (pages++ === 0 ? '' : ',') + page(event.data);
         else if (event.type === 'error')
-          errors.push(error({ url: event.url, code: event.code, error: event.error }));
+          errors.push(
+            error({ url: event.url, code: event.code, error: event.error, attempts: event.attempts }),
+          );
       }
       yield `],"errors":[${errors.join(',')}]}`;
     } finally {

@@ -31,9 +31,9 @@ return start - now`;
 const HOLD = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local until = now + tonumber(ARGV[1])
-if until > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], until, 'PX', 3600000) end
-return until`;
+local held = now + tonumber(ARGV[1])
+if held > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], held, 'PX', 3600000) end
+return held`;
 
 function define(redis: Redis): void {
   redis.defineCommand('pwHostHold', { numberOfKeys: 1, lua: HOLD });

@@ -34,7 +34,6 @@ const jobKeys = (id: string): string[] => [
   `${k.frontier(id)}:inflight`,
   `${k.frontier(id)}:retries`,
   `${k.frontier(id)}:delayed`,
-  `pw:job:${id}:hosts`,
   `pw:job:${id}:claimed`,
 ];
 

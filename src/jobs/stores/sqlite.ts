@@ -62,13 +62,6 @@ CREATE TABLE IF NOT EXISTS frontier (
   PRIMARY KEY (job_id, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS frontier_queue ON frontier (job_id, state, seq);
-CREATE TABLE IF NOT EXISTS job_hosts (
-  job_id TEXT NOT NULL,
-  host TEXT NOT NULL,
-  held_until INTEGER,
-  paused TEXT,
-  PRIMARY KEY (job_id, host)
-) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS pages (
   key TEXT PRIMARY KEY,
   body TEXT NOT NULL,
