@@ -49,6 +49,7 @@ async function crawlOnce(
   pages: number,
   port: number,
   padBytes = 0,
+  flakyEvery = 0,
 ): Promise<{ ms: number; crawled: number; rssMb: number; answerMb: number }> {
   // The built service, as it runs in production (no TypeScript loader in the process).
   const service = fork(join(ROOT, 'dist/main.js'), [], {
@@ -56,7 +57,7 @@ async function crawlOnce(
     env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const site = await startCrawlSite({ pages, padBytes });
+  const site = await startCrawlSite({ pages, padBytes, flakyEvery });
   try {
     for (let i = 0; i < 100; i++) {
       try {
@@ -111,8 +112,29 @@ export async function crawlBench(sizes: { pages: number; padBytes?: number }[]):
   return lines;
 }
 
+/**
+ * The same crawl against the same site twice in one run: clean, then with one page in `flakyEvery` failing
+ * its first request (a reset connection), which the crawl retries through its frontier.
+ */
+export async function retryCrawlBench(pages: number, flakyEvery: number): Promise<string[]> {
+  const clean = await crawlOnce(pages, 3950, 0, 0);
+  const flaky = await crawlOnce(pages, 3951, 0, flakyEvery);
+  const rate = (r: { crawled: number; ms: number }): number => (r.crawled / r.ms) * 1000;
+  return [
+    '| site | pages crawled | seconds | pages/s | of the clean crawl |',
+    '|---|---|---|---|---|',
+    `| clean | ${clean.crawled} | ${(clean.ms / 1000).toFixed(2)} | ${rate(clean).toFixed(0)} | 100 % |`,
+    `| ${(100 / flakyEvery).toFixed(0)} % of first requests reset | ${flaky.crawled} | ${(flaky.ms / 1000).toFixed(2)} | ${rate(flaky).toFixed(0)} | ${((rate(flaky) / rate(clean)) * 100).toFixed(0)} % |`,
+  ];
+}
+
 // `tsx bench/crawl.ts 10000 30000`: one row, PAGES pages of PAD bytes (after `npm run build`).
+// `tsx bench/crawl.ts retries 10000`: the clean crawl beside one where 5 % of first requests fail.
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  if (process.argv[2] === 'retries') {
+    console.log((await retryCrawlBench(Number(process.argv[3] ?? 10000), 20)).join('\n'));
+    process.exit(0);
+  }
   const [pages = 10000, padBytes = 0] = process.argv.slice(2).map(Number);
   console.log((await crawlBench([{ pages, padBytes }])).join('\n'));
   process.exit(0);

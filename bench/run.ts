@@ -12,7 +12,7 @@ import { buildContent } from '../src/content/build.js';
 import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
 import { startServer } from './children.js';
 import { browserBench } from './browser.js';
-import { crawlBench } from './crawl.js';
+import { crawlBench, retryCrawlBench } from './crawl.js';
 import { jobCrawlBench } from './crawl-job.js';
 import { fleetBench } from './fleet.js';
 import { mixedLoadBench } from './mixed.js';
@@ -181,6 +181,9 @@ async function main(): Promise<void> {
         quick ? [{ pages: 1000 }] : [{ pages: 1000 }, { pages: 10000 }, { pages: 10000, padBytes: 30_000 }],
       )),
       '',
+      '### Crawl with transient failures: the same crawl clean, then with 5 % of first requests reset (retried through the frontier)',
+      '',
+      ...(await retryCrawlBench(quick ? 1000 : 10000, 20)),      '',
       '### Crawl as a job (POST /v2/crawl, embedded SQLite store), same site and concurrency; RSS sampled',
       '',
       ...(await jobCrawlBench(quick ? [1000] : [10000, 100000])),

@@ -22,6 +22,12 @@ export interface Fleet {
   crawlState(job: JobRecord, spec: CrawlSpec): SharedCrawlState;
   /** Worker processes seen alive in the last seconds. */
   workersAlive(): Promise<number>;
+  /**
+   * What a share of a running crawl warns of now (hosts holding it back or paused), for `ttlMs`: any API
+   * process answers it in the job's status. Null clears it.
+   */
+  setCrawlWarning(jobId: string, warning: string | null, ttlMs: number): Promise<void>;
+  crawlWarning(jobId: string): Promise<string | null>;
   /** Queued shares being worked and waiting for a worker, across the fleet. */
   queueCounts(): Promise<{ active: number; waiting: number }>;
   close(): Promise<void>;

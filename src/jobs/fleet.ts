@@ -157,6 +157,16 @@ export class BullFleet implements Fleet {
     };
   }
 
+  async setCrawlWarning(jobId: string, warning: string | null, ttlMs: number): Promise<void> {
+    const key = `pw:job:${jobId}:warning`;
+    if (warning === null) await this.redis.del(key);
+    else await this.redis.set(key, warning, 'PX', Math.max(1, Math.round(ttlMs)));
+  }
+
+  async crawlWarning(jobId: string): Promise<string | null> {
+    return this.redis.get(`pw:job:${jobId}:warning`);
+  }
+
   async workersAlive(): Promise<number> {
     const since = Date.now() - 3 * HEARTBEAT_MS;
     await this.redis.zremrangebyscore(WORKERS, '-inf', since);

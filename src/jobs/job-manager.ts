@@ -99,6 +99,9 @@ export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'ex
   return { include: regexMatcher(scope.include, full), exclude: regexMatcher(scope.exclude, full) };
 }
 
+/** How often a crawl share in a fleet publishes its hosts' warning. */
+const WARNING_REFRESH_MS = 1000;
+
 /**
  * Queues, runs, cancels, resumes and purges jobs. Every job is stored before its id is answered; at startup
  * the jobs a dead process left in `scraping` are resumed from their frontier (in-flight URLs requeued), or
@@ -173,7 +176,7 @@ export class JobManager {
    */
   async warningFor(job: JobRecord): Promise<string | null> {
     const requestWarning = (job.request as { warning?: string } | null)?.warning ?? null;
-    const throttled = job.state === 'scraping' ? (this.crawls.get(job.id)?.warning() ?? null) : null;
+    const throttled = job.state === 'scraping' ? await this.throttleWarning(job.id) : null;
     const ignored =
       requestWarning && throttled ? `${requestWarning}. ${throttled}` : (requestWarning ?? throttled);
     if (!this.deps.fleet || job.state !== 'scraping') return ignored;
@@ -196,6 +199,13 @@ export class JobManager {
     this.deps.metrics?.jobStarted(kind);
     await this.dispatch(job);
     return job;
+  }
+
+  /** The hosts holding a running crawl back or paused for it: from its run here, else from the fleet's workers. */
+  private async throttleWarning(jobId: string): Promise<string | null> {
+    const here = this.crawls.get(jobId)?.warning() ?? null;
+    if (here !== null || !this.deps.fleet) return here;
+    return this.deps.fleet.crawlWarning(jobId).catch(() => null);
   }
 
   /** A stored job goes to this process's runner, or to the fleet's queue. */
@@ -463,9 +473,20 @@ export class JobManager {
         checkStored: !fresh,
       });
       this.crawls.set(job.id, run);
+      // In a fleet the API process answering the job's status is another one: the warning goes through Redis,
+      // refreshed while it holds and gone a few seconds after.
+      const fleet = this.deps.fleet;
+      const share = fleet
+        ? setInterval(() => {
+            const warning = run.warning();
+            if (warning !== null)
+              fleet.setCrawlWarning(job.id, warning, 3 * WARNING_REFRESH_MS).catch(() => {});
+          }, WARNING_REFRESH_MS)
+        : null;
       try {
         await run.run(signal, fresh);
       } finally {
+        if (share) clearInterval(share);
         this.crawls.delete(job.id);
       }
     });

@@ -271,17 +271,25 @@ describe(
       assert.equal(status.redis, 'ok');
     });
 
-    test("two workers honour a host's Retry-After together: every page is fetched, each retried after its hold, and no worker asks during another's hold", async (t) => {
+    test("two workers honour a host's Retry-After together: every page is fetched, each retried after its hold, and no worker asks during another's hold; the API's status names the held host", async (t) => {
       const fleet = await startFleet(t, { workers: 2 });
       const site = await startFlakySite({ mode: '429', pages: 6, retryAfter: 2 });
       t.after(() => site.close());
       const { id } = json(
         await call(`${fleet.api}/v2/crawl`, 'POST', { url: `${site.url}/`, limit: 10, maxConcurrency: 4 }),
       ) as { id: string };
-      const end = await waitForEnd(fleet.api, id);
+      const warnings: string[] = [];
+      const end = await waitForEnd(fleet.api, id, (status) => {
+        if (typeof status.warning === 'string') warnings.push(status.warning);
+      });
       assert.equal(end.status, 'completed', JSON.stringify({ ...end, data: undefined }));
       const urls = await allSources(fleet.api, id);
       assert.equal(urls.length, 7);
+      const host = new URL(site.url).host;
+      assert.ok(
+        warnings.some((w) => w.includes(host) && /\d{4}-\d\d-\d\dT\d\d:\d\d/.test(w)),
+        `the API process (which works no job) shows the workers' hold: ${JSON.stringify(warnings)}`,
+      );
       const pages = site.requests.filter((r) => r.path === '/' || r.path.startsWith('/p/'));
       const firsts = pages.filter((r, i) => pages.findIndex((o) => o.path === r.path) === i);
       for (const first of firsts) {

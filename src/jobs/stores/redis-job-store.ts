@@ -35,6 +35,7 @@ const jobKeys = (id: string): string[] => [
   `${k.frontier(id)}:retries`,
   `${k.frontier(id)}:delayed`,
   `pw:job:${id}:claimed`,
+  `pw:job:${id}:warning`,
 ];
 
 /** Stores a document once per URL and counts it, atomically. KEYS: docUrls, docs, job. ARGV: url, body, now. */
