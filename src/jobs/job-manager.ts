@@ -3,8 +3,6 @@ import type { CrawlBudget } from '../crawl/budget.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { Politeness } from '../crawl/politeness.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
-import { regexMatcher, globMatcher } from '../crawl/scope.js';
-import type { ScopeOptions } from '../crawl/scope.js';
 import { JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
 import type { JobKind, JobRecord, JobStore } from './stores/job-store.js';
 import { FINAL_STATES } from './stores/job-store.js';
@@ -18,6 +16,8 @@ import type { PageStore } from './stores/page-store.js';
 import type { Profiles } from './stores/profile-store.js';
 import { withProfile } from './profile-session.js';
 import { CrawlRun } from './crawl-run.js';
+import { matchersFor } from './crawl-matchers.js';
+import { publishWarnings } from './fleet-warning.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
 import type { Fleet } from './fleet-port.js';
@@ -90,17 +90,6 @@ export interface JobManagerDeps {
 }
 
 type Outcome = { state: 'completed'; result: unknown } | { state: 'failed'; error: string };
-
-export function matchersFor(spec: CrawlSpec): Pick<ScopeOptions, 'include' | 'exclude'> {
-  const { scope } = spec;
-  if (scope.patterns === 'glob')
-    return { include: globMatcher(scope.include), exclude: globMatcher(scope.exclude) };
-  const full = scope.patternsOnFullUrl ?? false;
-  return { include: regexMatcher(scope.include, full), exclude: regexMatcher(scope.exclude, full) };
-}
-
-/** How often a crawl share in a fleet publishes its hosts' warning. */
-const WARNING_REFRESH_MS = 1000;
 
 /**
  * Queues, runs, cancels, resumes and purges jobs. Every job is stored before its id is answered; at startup
@@ -175,10 +164,9 @@ export class JobManager {
    * process, that it waits for one.
    */
   async warningFor(job: JobRecord): Promise<string | null> {
-    const requestWarning = (job.request as { warning?: string } | null)?.warning ?? null;
     const throttled = job.state === 'scraping' ? await this.throttleWarning(job.id) : null;
-    const ignored =
-      requestWarning && throttled ? `${requestWarning}. ${throttled}` : (requestWarning ?? throttled);
+    const parts = [(job.request as { warning?: string } | null)?.warning, throttled].filter(Boolean);
+    const ignored = parts.length > 0 ? parts.join('. ') : null;
     if (!this.deps.fleet || job.state !== 'scraping') return ignored;
     if ((await this.deps.fleet.workersAlive().catch(() => 1)) > 0) return ignored;
     const idle =
@@ -204,8 +192,7 @@ export class JobManager {
   /** The hosts holding a running crawl back or paused for it: from its run here, else from the fleet's workers. */
   private async throttleWarning(jobId: string): Promise<string | null> {
     const here = this.crawls.get(jobId)?.warning() ?? null;
-    if (here !== null || !this.deps.fleet) return here;
-    return this.deps.fleet.crawlWarning(jobId).catch(() => null);
+    return here ?? (await this.deps.fleet?.crawlWarning(jobId).catch(() => null)) ?? null;
   }
 
   /** A stored job goes to this process's runner, or to the fleet's queue. */
@@ -473,20 +460,13 @@ export class JobManager {
         checkStored: !fresh,
       });
       this.crawls.set(job.id, run);
-      // In a fleet the API process answering the job's status is another one: the warning goes through Redis,
-      // refreshed while it holds and gone a few seconds after.
-      const fleet = this.deps.fleet;
-      const share = fleet
-        ? setInterval(() => {
-            const warning = run.warning();
-            if (warning !== null)
-              fleet.setCrawlWarning(job.id, warning, 3 * WARNING_REFRESH_MS).catch(() => {});
-          }, WARNING_REFRESH_MS)
+      const stopPublishing = this.deps.fleet
+        ? publishWarnings(this.deps.fleet, job.id, () => run.warning())
         : null;
       try {
         await run.run(signal, fresh);
       } finally {
-        if (share) clearInterval(share);
+        stopPublishing?.();
         this.crawls.delete(job.id);
       }
     });
