@@ -79,7 +79,7 @@ export const ERRORS = {
   CONTENT_TOO_LARGE: {
     status: 422,
     retryable: false,
-    doc: 'A document unpacks past `MAX_DOCUMENT_BYTES` (zip entries, PDF streams), or converting it ran the content worker out of memory (`CONTENT_WORKER_HEAP_MB`).',
+    doc: 'A document unpacks past `MAX_DOCUMENT_BYTES` (zip entries, PDF streams), converting it ran the content worker out of memory (`CONTENT_WORKER_HEAP_MB`), or a profile to save holds over 1 MiB of cookies and local storage.',
   },
   ACTION_FAILED: {
     status: 422,

@@ -8,7 +8,7 @@ import { RedisJobStore } from './stores/redis-job-store.js';
 import { MemoryPageStore } from './stores/page-store.js';
 import type { PageStore } from './stores/page-store.js';
 import { RedisPageStore } from './stores/redis-page-store.js';
-import { MemoryProfileStore, Profiles } from './stores/profile-store.js';
+import { Profiles, UnavailableProfileStore } from './stores/profile-store.js';
 import type { ProfileStore } from './stores/profile-store.js';
 import { RedisProfileStore } from './stores/redis-profile-store.js';
 import { SqliteProfileStore } from './stores/sqlite-profile-store.js';
@@ -93,7 +93,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
     storeError,
     // Without the file, the cache and change tracking still work for this process's life.
     pages: sql ? new SqlitePageStore(sql) : new MemoryPageStore(),
-    profiles: profilesOn(sql ? new SqliteProfileStore(sql) : new MemoryProfileStore()),
+    profiles: profilesOn(sql ? new SqliteProfileStore(sql) : new UnavailableProfileStore(storeError ?? '')),
     fleet: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),

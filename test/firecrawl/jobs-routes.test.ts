@@ -366,7 +366,7 @@ describe('webhooks, expiry and the job store', () => {
     assert.equal(end.json.status, 'completed');
   });
 
-  test('a corrupt job store: the service starts, job routes answer 503 STORE_UNAVAILABLE, scrape still works', async (t) => {
+  test('a corrupt job store: the service starts, job and profile routes answer 503 STORE_UNAVAILABLE, scrape still works', async (t) => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-corrupt-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     writeFileSync(path.join(dataDir, 'pagewright.db'), 'garbage, not SQLite at all\n'.repeat(400));
@@ -374,6 +374,10 @@ describe('webhooks, expiry and the job store', () => {
     const crawl = json(await api('/v2/crawl', 'POST', { url: site.url }), 503);
     assert.deepEqual([crawl.success, crawl.code], [false, 'STORE_UNAVAILABLE']);
     assert.equal(json(await api(`/v2/crawl/${randomUUID()}`), 503).code, 'STORE_UNAVAILABLE');
+    // Profiles live in the same file: refused with the reason, never kept in memory and lost at exit.
+    const profiles = json(await api('/api/v1/profiles'), 503);
+    assert.equal(profiles.code, 'STORE_UNAVAILABLE');
+    assert.match(String(profiles.error), /Profile store unavailable/);
     const scrape = json(await api('/api/v1/scrape', 'POST', { url: `${site.url}/docs/a` }));
     assert.match((scrape.data as FcDoc).markdown!, /Docs A/);
   });

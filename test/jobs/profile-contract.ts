@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BrowserState } from '../../src/engines/cookie-jar.js';
-import { Profiles } from '../../src/jobs/stores/profile-store.js';
+import { MAX_PROFILE_BYTES, Profiles } from '../../src/jobs/stores/profile-store.js';
 import type { ProfileStore } from '../../src/jobs/stores/profile-store.js';
 
 export interface ProfileStoreHarness {
@@ -81,6 +81,21 @@ export function profileStoreContract(name: string, make: () => Promise<ProfileSt
         );
       });
     }
+
+    test('a state over 1 MiB is refused (422) and the profile keeps what it had', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const profiles = new Profiles(h.store, { ttlMs: DAY, secret: null });
+      await profiles.save('acme', acmeState());
+      const huge = acmeState();
+      huge.origins[0]!.localStorage.push({ name: 'blob', value: 'x'.repeat(MAX_PROFILE_BYTES) });
+      await assert.rejects(profiles.save('acme', huge), (err: Error & { status?: number }) => {
+        assert.equal(err.status, 422);
+        assert.match(err.message, /acme/);
+        return true;
+      });
+      assert.equal((await profiles.state('acme'))?.origins[0]?.localStorage.length, 1);
+    });
 
     test('a profile expires PROFILE_TTL_DAYS after its last save, and is purged', async (t) => {
       const h = await make();

@@ -1,5 +1,12 @@
 import type { BrowserState } from '../../engines/cookie-jar.js';
+import { ContentTooLargeError, StoreUnavailableError } from '../../errors.js';
 import { ProfileSeal } from './profile-seal.js';
+
+/**
+ * The largest state a profile keeps, as JSON: a logged-in session is a few KB of cookies and local storage;
+ * a site filling local storage (megabytes an origin) must not fill the store.
+ */
+export const MAX_PROFILE_BYTES = 1024 * 1024;
 
 /** A profile as an adapter stores it: the state (JSON, sealed with PROFILE_SECRET) and what lists show. */
 export interface ProfileRecord {
@@ -30,7 +37,40 @@ export interface ProfileStore {
   purge(now: number): Promise<number>;
 }
 
-/** A process's own profiles (no DATA_DIR, or tests). */
+/**
+ * The profiles of a process whose job store could not be opened (DATA_DIR held by another process, or
+ * unreadable): every call is the 503 naming why, as the job routes answer. Profiles kept in memory instead
+ * would be lost at exit, and a list would show none of the stored ones.
+ */
+export class UnavailableProfileStore implements ProfileStore {
+  constructor(private readonly reason: string) {}
+
+  private refuse(): Promise<never> {
+    return Promise.reject(new StoreUnavailableError(`Profile store unavailable: ${this.reason}`));
+  }
+
+  get(): Promise<ProfileRecord | null> {
+    return this.refuse();
+  }
+
+  put(): Promise<void> {
+    return this.refuse();
+  }
+
+  list(): Promise<ProfileRecord[]> {
+    return this.refuse();
+  }
+
+  delete(): Promise<boolean> {
+    return this.refuse();
+  }
+
+  purge(): Promise<number> {
+    return Promise.resolve(0); // nothing to purge here; the periodic purge must not fail
+  }
+}
+
+/** A process's own profiles (tests). */
 export class MemoryProfileStore implements ProfileStore {
   private readonly records = new Map<string, ProfileRecord>();
 
@@ -113,11 +153,17 @@ export class Profiles {
 
   /** Stores `state` under `name` (created, or replaced keeping its creation time); its expiry starts again. */
   async save(name: string, state: BrowserState, now = Date.now()): Promise<ProfileSummary> {
+    const json = JSON.stringify(state);
+    if (Buffer.byteLength(json) > MAX_PROFILE_BYTES) {
+      throw new ContentTooLargeError(
+        `profile '${name}' not saved: its state (cookies and local storage) is ${Buffer.byteLength(json)} bytes, over ${MAX_PROFILE_BYTES}`,
+      );
+    }
     const before = await this.live(name, now);
     const domains = [...new Set(state.cookies.map((c) => c.domain.replace(/^\./, '')))].sort();
     const record: ProfileRecord = {
       name,
-      body: this.seal.seal(name, JSON.stringify(state)),
+      body: this.seal.seal(name, json),
       createdAt: before?.createdAt ?? now,
       updatedAt: now,
       expiresAt: now + this.options.ttlMs,
