@@ -37,7 +37,7 @@ describe('request validation: 400 naming the field, never a 500', () => {
       [{ url, waitFor: -1 }, /waitFor must be >= 0/],
       [{ url, includeTags: [''] }, /includeTags\[0\]/],
       [{ url, onlyMaincontent: true }, /unknown field 'onlyMaincontent'/],
-      [{ url, proxy: 'basic' }, /unknown field 'proxy'/],
+      [{ url, proxy: 'http://127.0.0.1:3128' }, /proxy/], // a tier, never a proxy address
       [[url], /body must be object/],
     ];
     for (const [body, message] of cases) {
