@@ -197,6 +197,12 @@ export const SETTINGS = {
       { env: 'BROWSER_MAX_PAGES', default: 4, min: 1, max: 64 },
       'Browser pages (contexts) open at once; further requests wait, within their timeout.',
     ),
+    browserExecuteCode: bool(
+      { env: 'BROWSER_EXECUTE_CODE', default: false },
+      '`true` lets a browser session\'s execute run `language: "node"`: Playwright code against the session\'s ' +
+        'page, in a child process with an empty environment, ended at its `timeout`. The code runs as this ' +
+        "service's user with the machine's network: only for trusted callers. Off, `node` is a `400`.",
+    ),
   }),
   ...section('Proxies', {
     proxyUrls: proxyList(
