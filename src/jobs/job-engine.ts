@@ -12,6 +12,10 @@ import { Profiles, UnavailableProfileStore } from './stores/profile-store.js';
 import type { ProfileStore } from './stores/profile-store.js';
 import { RedisProfileStore } from './stores/redis-profile-store.js';
 import { SqliteProfileStore } from './stores/sqlite-profile-store.js';
+import { MemorySessionStore } from './stores/session-store.js';
+import type { SessionStore } from './stores/session-store.js';
+import { RedisSessionStore } from './stores/redis-session-store.js';
+import { SqliteSessionStore } from './stores/sqlite-session-store.js';
 import { SqlitePageStore } from './stores/sqlite-page-store.js';
 import { SqliteFrontier } from './stores/sqlite-frontier.js';
 import { SqliteJobStore } from './stores/sqlite-job-store.js';
@@ -38,6 +42,8 @@ export interface JobStores {
   pages: PageStore;
   /** Named browser states (`profile`), sealed with PROFILE_SECRET, expiring PROFILE_TTL_DAYS after a save. */
   profiles: Profiles;
+  /** Browser sessions' records, so that every process of a fleet lists them and names their holder. */
+  sessions: SessionStore;
   fleet: BullFleet | null;
   frontierFor: (jobId: string) => Frontier;
   onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
@@ -69,6 +75,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
       storeError: null,
       pages: new RedisPageStore(storeConnection, config.cacheTtlMs),
       profiles: profilesOn(new RedisProfileStore(storeConnection)),
+      sessions: new RedisSessionStore(storeConnection),
       fleet,
       frontierFor: () => {
         throw new Error('a fleet job has no local frontier');
@@ -94,6 +101,8 @@ export function openJobStores(config: Config, log: Logger): JobStores {
     // Without the file, the cache and change tracking still work for this process's life.
     pages: sql ? new SqlitePageStore(sql) : new MemoryPageStore(),
     profiles: profilesOn(sql ? new SqliteProfileStore(sql) : new UnavailableProfileStore(storeError ?? '')),
+    // Without the file a session is still this process's own (it dies with it): its record in memory.
+    sessions: sql ? new SqliteSessionStore(sql) : new MemorySessionStore(),
     fleet: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),

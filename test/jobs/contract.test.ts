@@ -14,6 +14,9 @@ import { frontierContract, jobStoreContract, pageStoreContract } from './contrac
 import { MemoryProfileStore } from '../../src/jobs/stores/profile-store.js';
 import { SqliteProfileStore } from '../../src/jobs/stores/sqlite-profile-store.js';
 import { profileStoreContract } from './profile-contract.js';
+import { MemorySessionStore } from '../../src/jobs/stores/session-store.js';
+import { SqliteSessionStore } from '../../src/jobs/stores/sqlite-session-store.js';
+import { sessionStoreContract } from './session-contract.js';
 
 const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));
 
@@ -100,6 +103,28 @@ profileStoreContract('sqlite', async () => {
 
 profileStoreContract('memory', async () => ({
   store: new MemoryProfileStore(),
+  close: async () => undefined,
+}));
+
+sessionStoreContract('sqlite', async () => {
+  const dir = tempDir();
+  let db = SqliteDb.open(dir);
+  return {
+    store: new SqliteSessionStore(db),
+    reopen: async () => {
+      await db.close();
+      db = SqliteDb.open(dir);
+      return new SqliteSessionStore(db);
+    },
+    close: async () => {
+      await db.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+sessionStoreContract('memory', async () => ({
+  store: new MemorySessionStore(),
   close: async () => undefined,
 }));
 

@@ -11,6 +11,8 @@ import { frontierContract, jobStoreContract, pageStoreContract } from './contrac
 import { RedisProfileStore } from '../../src/jobs/stores/redis-profile-store.js';
 import { SECRET_VALUE, acmeState, profileStoreContract } from './profile-contract.js';
 import { Profiles } from '../../src/jobs/stores/profile-store.js';
+import { RedisSessionStore } from '../../src/jobs/stores/redis-session-store.js';
+import { sessionStoreContract } from './session-contract.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */
 
@@ -132,6 +134,18 @@ if (redisAvailable) {
     return {
       store: new RedisProfileStore(clients[0]!),
       reopen: async () => new RedisProfileStore(clients[1]!),
+      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
+    };
+  });
+
+  sessionStoreContract('redis', async () => {
+    const admin = connect();
+    await admin.flushdb();
+    await admin.quit();
+    const clients = [connect(), connect()];
+    return {
+      store: new RedisSessionStore(clients[0]!),
+      reopen: async () => new RedisSessionStore(clients[1]!),
       close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
     };
   });

@@ -77,6 +77,13 @@ CREATE TABLE IF NOT EXISTS profiles (
   cookies INTEGER NOT NULL,
   domains TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS browser_sessions (
+  id TEXT PRIMARY KEY,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  keep_until INTEGER NOT NULL,
+  body TEXT NOT NULL
+) WITHOUT ROWID;
 `;
 
 /**
