@@ -51,6 +51,7 @@ export default tseslint.config(
     'src/pipeline/**': ABOVE_PIPELINE,
     'src/jobs/**': ['operations', ...SURFACES],
     'src/operations/**': SURFACES,
+    'src/sessions/**': ['operations', ...SURFACES],
     'src/{http,interfaces}/**': ['firecrawl', 'app', 'cli'],
     'src/firecrawl/**': ['interfaces', 'app', 'cli'],
   }),

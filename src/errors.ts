@@ -61,6 +61,16 @@ export const ERRORS = {
     retryable: false,
     doc: 'Cancelling a job that already ended ("Crawl is already completed").',
   },
+  SESSION_HELD_ELSEWHERE: {
+    status: 409,
+    retryable: false,
+    doc: 'The browser session is held by another process of the fleet; the message names it (`host:pid`). Send the request to that process.',
+  },
+  SESSION_ENDED: {
+    status: 410,
+    retryable: false,
+    doc: 'The browser session has ended (its `ttl` or `activityTtl` passed, it was deleted, or its browser failed); the message says when and why.',
+  },
   BODY_TOO_LARGE: {
     status: 413,
     retryable: false,
@@ -97,6 +107,11 @@ export const ERRORS = {
     retryable: false,
     perItem: true,
     doc: "A crawl paused the page's host for the job: more than 10 of the host's last 20 pages ended in `403` or `429` after their retries. The page was not fetched; the job's `warning` names the host.",
+  },
+  SESSION_LIMIT: {
+    status: 429,
+    retryable: true,
+    doc: '`MAX_BROWSER_SESSIONS` browser sessions are open in this process; one must end before another starts.',
   },
   CONFIGURATION_ERROR: {
     status: 500,
@@ -324,6 +339,21 @@ export class JobFinishedError extends AppError {
   readonly code = 'JOB_FINISHED';
 }
 
+/** A browser session that another process of the fleet holds: the message names that process. */
+export class SessionHeldElsewhereError extends AppError {
+  readonly code = 'SESSION_HELD_ELSEWHERE';
+}
+
+/** A browser session that has ended: the message says when and why. */
+export class SessionEndedError extends AppError {
+  readonly code = 'SESSION_ENDED';
+}
+
+/** MAX_BROWSER_SESSIONS sessions are open in this process. */
+export class SessionLimitError extends AppError {
+  readonly code = 'SESSION_LIMIT';
+}
+
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
 }
@@ -357,6 +387,9 @@ const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   SERVICE_UNAVAILABLE: ServiceUnavailableError,
   BUSY: ServiceBusyError,
   STORE_UNAVAILABLE: StoreUnavailableError,
+  SESSION_HELD_ELSEWHERE: SessionHeldElsewhereError,
+  SESSION_ENDED: SessionEndedError,
+  SESSION_LIMIT: SessionLimitError,
 };
 
 /**

@@ -27,6 +27,7 @@ import { searchPages, searchWeb } from '../operations/search.js';
 import { bindTools } from '../operations/services.js';
 import type { Services } from '../operations/services.js';
 import { ContentPool } from '../pipeline/content-pool.js';
+import { BrowserSessions } from '../sessions/sessions.js';
 import { selectProvider } from '../search/select-provider.js';
 
 export interface AppDeps {
@@ -173,6 +174,17 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     queue: () => jobs.queueStatus(),
     jobsRunning: async () => (await jobs.active()).length,
   });
+  // Sessions have a Chromium and slots of their own (MAX_BROWSER_SESSIONS), apart from the scrape pool's.
+  const sessions = new BrowserSessions({
+    store: stores.sessions,
+    profiles: stores.profiles,
+    guard,
+    executablePath: browser ? config.chromiumPath : null,
+    maxSessions: config.maxBrowserSessions,
+    userAgent: config.userAgent,
+    metrics,
+    log,
+  });
   const searchDeps = { ...crawlDeps, provider };
   const services: Services = {
     metrics,
@@ -190,6 +202,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         deadline.signal,
       ),
     profiles: stores.profiles,
+    sessions,
     crawl: (body, signal) => {
       proxyPlan(body.proxy, proxies); // proxy "stealth" without STEALTH_PROXY_URLS: a 400 before the crawl
       return gatedStream(
@@ -214,6 +227,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     proxyStatus: () => proxies.status(),
     contentStats: () => content.stats(),
     close: async () => {
+      await sessions.close(); // before the store closes: the records say how they ended
       await jobs.close();
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
       await proxies.close();

@@ -99,8 +99,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
     },
   });
-  // Firecrawl's job watchers (the SDKs' WebSocket on a job's status URL); frames bounded like bodies.
-  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
+  // Firecrawl's job watchers (the SDKs' WebSocket on a job's status URL) and the browser sessions' CDP
+  // proxy, whose clients send larger frames (Playwright sends its 350 KB injected script in one).
+  await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
   await app.register(healthRoutes);
   await app.register(scrapeRoute);
   await app.register(crawlRoute);

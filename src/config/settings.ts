@@ -197,6 +197,11 @@ export const SETTINGS = {
       { env: 'BROWSER_MAX_PAGES', default: 4, min: 1, max: 64 },
       'Browser pages (contexts) open at once; further requests wait, within their timeout.',
     ),
+    maxBrowserSessions: int(
+      { env: 'MAX_BROWSER_SESSIONS', default: 5, min: 0, max: 256 },
+      'Browser sessions (`POST /v2/browser`) open at once in this process, each a context of a Chromium of ' +
+        'their own, apart from `BROWSER_MAX_PAGES`; one more is a `429`. `0` turns sessions off.',
+    ),
     browserExecuteCode: bool(
       { env: 'BROWSER_EXECUTE_CODE', default: false },
       '`true` lets a browser session\'s execute run `language: "node"`: Playwright code against the session\'s ' +

@@ -77,7 +77,7 @@ async function fullPageClip(page: Page): Promise<{ x: number; y: number; width: 
 }
 
 /** Flags for a root service on a closed network: no sandbox, no background traffic, no GPU. */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-dev-shm-usage',
@@ -109,7 +109,7 @@ interface LaunchedBrowser {
 }
 
 /** The browser process id, as Chromium reports it over CDP. */
-async function browserPid(browser: Browser): Promise<number | null> {
+export async function browserPid(browser: Browser): Promise<number | null> {
   const cdp = await browser.newBrowserCDPSession().catch(() => null);
   if (!cdp) return null;
   try {
@@ -136,7 +136,7 @@ function processGroupOf(pid: string): number | null {
  * Kills Chromium with everything it started. Playwright starts it as the leader of its own process group
  * (through Debian's wrapper script or directly), so the group takes the browser, its renderers and helpers.
  */
-function killProcessGroup(pid: number): void {
+export function killProcessGroup(pid: number): void {
   const group = processGroupOf(String(pid));
   // Never our own group: that would kill this service.
   const targets = group !== null && group !== processGroupOf('self') ? [-group, pid] : [pid];

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { errorHandlerFor } from '../http/error-handler.js';
 import type { FirecrawlDeps } from './deps.js';
 import batchRoutes from './routes/batch.js';
+import browserRoutes from './routes/browser.js';
 import crawlRoutes from './routes/crawl.js';
 import pageRoutes from './routes/pages.js';
 import parseRoute from './routes/parse.js';
@@ -33,6 +34,7 @@ export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async
   await app.register(crawlRoutes);
   await app.register(batchRoutes);
   await app.register(taskRoutes);
+  await app.register(browserRoutes);
   // Uploads only where they are read: elsewhere multipart stays an unsupported media type.
   await app.register(async (uploads) => {
     await uploads.register(multipart, {

@@ -72,6 +72,23 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  private readonly sessionsCreated = new Counter({
+    name: 'pagewright_browser_sessions_created_total',
+    help: 'Browser sessions started by this process',
+    registers: [this.registry],
+  });
+  private readonly sessionsEnded = new Counter({
+    name: 'pagewright_browser_sessions_ended_total',
+    help: 'Browser sessions ended by this process, by cause (ttl, idle, deleted, error, shutdown)',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+  });
+  private readonly cdpRefusals = new Counter({
+    name: 'pagewright_cdp_messages_refused_total',
+    help: "CDP commands of browser sessions' clients refused by the CDP proxy's filter",
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'pagewright_' });
   }
@@ -129,6 +146,30 @@ export class Metrics {
         this.set(await sources.jobsRunning().catch(() => 0));
       },
     });
+  }
+
+  /** The browser sessions open in this process, read at scrape time. */
+  watchSessions(active: () => number): void {
+    new Gauge({
+      name: 'pagewright_browser_sessions_active',
+      help: 'Browser sessions open in this process',
+      registers: [this.registry],
+      collect() {
+        this.set(active());
+      },
+    });
+  }
+
+  sessionCreated(): void {
+    this.sessionsCreated.inc();
+  }
+
+  sessionEnded(cause: string): void {
+    this.sessionsEnded.inc({ cause });
+  }
+
+  cdpRefused(): void {
+    this.cdpRefusals.inc();
   }
 
   request(route: string, method: string, status: number, seconds: number): void {

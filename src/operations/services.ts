@@ -5,6 +5,7 @@ import type { Deadline } from '../lib/deadline.js';
 import type { ProxyState } from '../lib/proxy-pool.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { ContentPool } from '../pipeline/content-pool.js';
+import type { BrowserSessions } from '../sessions/sessions.js';
 import type { CrawlBody, CrawlEvent, MapBody } from '../schemas/crawl.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
 import type { PageDocument } from '../schemas/page.js';
@@ -70,6 +71,8 @@ export interface Services {
   jobs: JobManager;
   /** Named browser states (`profile`): what the profile routes and the CLI list, show and delete. */
   profiles: Profiles;
+  /** Browser sessions an agent drives over CDP or with commands (Firecrawl's `/v2/browser`). */
+  sessions: BrowserSessions;
   /** The CLI's and MCP's tools, bound to these services. */
   tools: Tool[];
   /** Null when healthy, else why not (Redis unreachable). */

@@ -1,0 +1,74 @@
+import { UnsupportedFeatureError } from '../errors.js';
+import type { SessionRecord } from '../jobs/stores/session-store.js';
+import type { FirecrawlDeps } from './deps.js';
+import type { Origin } from './jobs.js';
+import type { FcBrowserCreateBody } from './schemas/browser.js';
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The CDP proxy's WebSocket for a session, on the scheme and host the request came to. */
+const cdpUrlOf = (origin: Origin, id: string): string =>
+  `${origin.protocol === 'https' ? 'wss' : 'ws'}://${origin.host}/v2/browser/${id}/cdp`;
+
+/** `POST /v2/browser`: a session as Firecrawl's BrowserCreateResponse. */
+export async function createSession(fc: FirecrawlDeps, body: FcBrowserCreateBody, origin: Origin) {
+  const record = await fc.services.sessions.create({
+    ttl: body.ttl ?? 600,
+    activityTtl: body.activityTtl ?? 300,
+    ...(body.profile ? { profile: body.profile } : {}),
+  });
+  return {
+    success: true as const,
+    id: record.id,
+    cdpUrl: cdpUrlOf(origin, record.id),
+    expiresAt: iso(record.expiresAt),
+  };
+}
+
+/** `GET /v2/browser`: Firecrawl's BrowserListResponse, with each session's times, TTLs, holder and end. */
+export async function listSessions(
+  fc: FirecrawlDeps,
+  status: SessionRecord['status'] | undefined,
+  origin: Origin,
+) {
+  const records = await fc.services.sessions.list(status);
+  return {
+    success: true as const,
+    sessions: records.map((r) => ({
+      id: r.id,
+      status: r.status,
+      cdpUrl: cdpUrlOf(origin, r.id),
+      liveViewUrl: '',
+      streamWebView: false,
+      createdAt: iso(r.createdAt),
+      lastActivity: iso(r.lastActivity),
+      expiresAt: iso(r.expiresAt),
+      ttl: r.ttl,
+      activityTtl: r.activityTtl,
+      holder: r.holder,
+      ...(r.endedAt !== null ? { endedAt: iso(r.endedAt) } : {}),
+      ...(r.endCause !== null ? { endCause: r.endCause } : {}),
+    })),
+  };
+}
+
+/** `DELETE /v2/browser/{id}`: Firecrawl's BrowserDeleteResponse. */
+export async function deleteSession(fc: FirecrawlDeps, id: string) {
+  const record = await fc.services.sessions.end(id, 'deleted');
+  return {
+    success: true as const,
+    status: 'destroyed' as const,
+    sessionDurationMs: Math.max(0, (record.endedAt ?? Date.now()) - record.createdAt),
+    creditsBilled: 0,
+  };
+}
+
+/** `POST /v2/browser/{id}/execute`: not served until the command language lands. */
+export async function executeInSession(fc: FirecrawlDeps, id: string): Promise<never> {
+  // An unknown, ended or elsewhere-held session says so first.
+  return fc.services.sessions.withPage(id, () => {
+    throw new UnsupportedFeatureError(
+      'execute: commands are not served by this server yet; drive the session over CDP (cdpUrl)',
+    );
+  });
+}

@@ -1,0 +1,284 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import Firecrawl from '@mendable/firecrawl-js';
+import { chromium } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app/server.js';
+import { loadConfig } from '../../src/config/config.js';
+import { isBlockedAddress } from '../../src/lib/ssrf-guard.js';
+
+/**
+ * Browser sessions on a real Chromium: Playwright's own connectOverCDP through the filtering CDP proxy, the
+ * SDK's session calls, expiry, the session limit, profiles, and the API key on the WebSocket.
+ */
+
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const skip = existsSync(chromiumPath) ? false : `chromium is not installed at ${chromiumPath}`;
+const KEY = 'session-test-key';
+const auth = { authorization: `Bearer ${KEY}` };
+
+/** 127.0.0.1 stands for the public web (site.test), 127.0.0.2 for a private network (private.test). */
+let app: FastifyInstance;
+let base = '';
+let sitePort = 0;
+let dataDir = '';
+const privateHits: string[] = [];
+const servers: ReturnType<typeof createServer>[] = [];
+
+function page(res: ServerResponse, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
+}
+
+function siteRoutes(req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://site.test');
+  if (url.pathname === '/form') {
+    return page(res, `<title>Form</title><form action="/hello"><input name="who"><button>Go</button></form>`);
+  }
+  if (url.pathname === '/hello') {
+    return page(res, `<title>Hello</title><p id="out">Hello, ${url.searchParams.get('who')}!</p>`);
+  }
+  if (url.pathname === '/login') return page(res, '<p>in</p>', { 'set-cookie': 'user=alice; Path=/' });
+  if (url.pathname === '/whoami')
+    return page(res, `<main><p>cookie: ${req.headers.cookie ?? 'none'}</p></main>`);
+  return page(res, `<title>${url.pathname}</title><p>${url.pathname}</p>`);
+}
+
+async function listen(address: string, handler: typeof siteRoutes, port = 0): Promise<number> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(port, address, resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+async function api(method: string, route: string, body?: unknown) {
+  const res = await fetch(base + route, {
+    method,
+    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return {
+    status: res.status,
+    json: (await res.json()) as Record<string, unknown> & { id: string; cdpUrl: string },
+  };
+}
+
+const cdp = (cdpUrl: string) => chromium.connectOverCDP(cdpUrl, { headers: auth });
+
+/** A raw CDP client on the session's proxy (Node's WebSocket, the key in a header). */
+async function rawCdp(cdpUrl: string) {
+  const ws = new WebSocket(cdpUrl, { headers: auth } as unknown as string[]);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let next = 1;
+  const waiting = new Map<number, (m: Record<string, unknown>) => void>();
+  ws.onmessage = (e) => {
+    const m = JSON.parse(String(e.data)) as Record<string, unknown>;
+    if (typeof m.id === 'number') waiting.get(m.id)?.(m);
+  };
+  return {
+    send: (method: string, params: object = {}) =>
+      new Promise<Record<string, unknown>>((resolve) => {
+        const id = next++;
+        waiting.set(id, resolve);
+        ws.send(JSON.stringify({ id, method, params }));
+      }),
+    close: () => ws.close(),
+  };
+}
+
+describe('browser sessions', { skip }, () => {
+  before(async () => {
+    sitePort = await listen('127.0.0.1', siteRoutes);
+    await listen(
+      '127.0.0.2',
+      (req, res) => {
+        privateHits.push(req.url ?? '');
+        page(res, 'secret');
+      },
+      sitePort,
+    );
+    dataDir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-sessions-'));
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      CONTENT_WORKERS: '1',
+      API_KEYS: KEY,
+      MAX_BROWSER_SESSIONS: '2',
+    });
+    app = await buildApp({
+      config,
+      logger: false,
+      isBlockedAddress: (a) => a !== '127.0.0.1' && isBlockedAddress(a),
+      resolver: async (host) => {
+        if (host === 'site.test') return [{ address: '127.0.0.1', family: 4 }];
+        if (host === 'private.test') return [{ address: '127.0.0.2', family: 4 }];
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+      },
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    await app?.close();
+    for (const s of servers) s.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("Playwright's connectOverCDP fills and submits a form; escapes are refused with CDP errors", async () => {
+    const created = await api('POST', '/v2/browser', {});
+    assert.equal(created.status, 200);
+    assert.match(created.json.cdpUrl, /^ws:\/\/127\.0\.0\.1:\d+\/v2\/browser\/[0-9a-f-]{36}\/cdp$/);
+    const browser = await cdp(created.json.cdpUrl);
+    try {
+      assert.equal(browser.contexts().length, 1, "the session's context is the default one");
+      const context = browser.contexts()[0]!;
+      const tab = context.pages()[0] ?? (await context.newPage());
+      await tab.goto(`http://site.test:${sitePort}/form`);
+      await tab.fill('input[name=who]', 'agent');
+      await tab.click('button');
+      await tab.waitForURL(/\/hello/);
+      assert.equal(await tab.textContent('#out'), 'Hello, agent!');
+
+      await assert.rejects(
+        browser.newContext({ proxy: { server: 'http://127.0.0.1:9' } }),
+        /proxyServer.*refused|refused.*proxyServer/s,
+      );
+      await assert.rejects(browser.newBrowserCDPSession(), /refused/);
+      const answer = await tab.goto(`http://private.test:${sitePort}/secret`).catch((err: Error) => err);
+      if (!(answer instanceof Error)) assert.equal(answer?.status(), 403);
+      assert.deepEqual(privateHits, [], 'the private address was never reached');
+      await assert.rejects(tab.goto('file:///etc/passwd'), /refused/);
+
+      // A context without a proxy of its own is served, through the guarded proxy.
+      const second = await browser.newContext();
+      const other = await second.newPage();
+      await other.goto(`http://site.test:${sitePort}/second`);
+      assert.equal(await other.title(), '/second');
+      await second.close();
+    } finally {
+      await browser.close();
+    }
+    const raw = await rawCdp(created.json.cdpUrl);
+    for (const method of ['Browser.close', 'Browser.getBrowserCommandLine', 'SystemInfo.getProcessInfo']) {
+      const m = await raw.send(method);
+      assert.equal((m.error as { code: number }).code, -32000, method);
+    }
+    assert.deepEqual(
+      (await raw.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: '/tmp' })).result,
+      {},
+    );
+    raw.close();
+    const metrics = await (await fetch(`${base}/metrics`, { headers: auth })).text();
+    assert.match(metrics, /pagewright_cdp_messages_refused_total [1-9]/);
+    assert.equal((await api('DELETE', `/v2/browser/${created.json.id}`)).status, 200);
+  });
+
+  test('two sessions see only their own pages', async () => {
+    const [one, two] = [
+      (await api('POST', '/v2/browser', {})).json,
+      (await api('POST', '/v2/browser', {})).json,
+    ];
+    const a = await cdp(one.cdpUrl);
+    const b = await cdp(two.cdpUrl);
+    try {
+      const pa = a.contexts()[0]!.pages()[0]!;
+      await pa.goto(`http://site.test:${sitePort}/only-in-one`);
+      const pb = await b.contexts()[0]!.newPage();
+      await pb.goto(`http://site.test:${sitePort}/only-in-two`);
+      const urls = (browser: typeof a) => browser.contexts().flatMap((c) => c.pages().map((p) => p.url()));
+      assert.ok(!urls(b).some((u) => u.includes('only-in-one')), urls(b).join());
+      assert.ok(!urls(a).some((u) => u.includes('only-in-two')), urls(a).join());
+      const raw = await rawCdp(two.cdpUrl);
+      const { targetInfos } = (await raw.send('Target.getTargets')).result as {
+        targetInfos: { url: string }[];
+      };
+      assert.ok(targetInfos.every((t) => !t.url.includes('only-in-one')));
+      raw.close();
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+    await api('DELETE', `/v2/browser/${one.id}`);
+    await api('DELETE', `/v2/browser/${two.id}`);
+  });
+
+  test("the SDK's browser(), listBrowsers(), deleteBrowser(); MAX_BROWSER_SESSIONS is a 429", async () => {
+    const fc = new Firecrawl({ apiKey: KEY, apiUrl: base });
+    const made = await fc.browser({ ttl: 120, activityTtl: 60 });
+    assert.equal(made.success, true);
+    assert.ok(made.id && made.cdpUrl && made.expiresAt);
+    const active = await fc.listBrowsers({ status: 'active' });
+    assert.ok(active.sessions?.some((s) => s.id === made.id && s.status === 'active'));
+    const extra = await api('POST', '/v2/browser', {});
+    const over = await api('POST', '/v2/browser', {});
+    assert.equal(over.status, 429);
+    assert.equal(over.json.code, 'SESSION_LIMIT');
+    await api('DELETE', `/v2/browser/${extra.json.id}`);
+    const gone = await fc.deleteBrowser(made.id!);
+    assert.equal(gone.success, true);
+    assert.equal(typeof gone.sessionDurationMs, 'number');
+    const destroyed = await fc.listBrowsers({ status: 'destroyed' });
+    assert.ok(destroyed.sessions?.some((s) => s.id === made.id));
+    assert.equal((await api('DELETE', `/v2/browser/${made.id}`)).status, 410);
+    assert.equal((await api('POST', '/v2/browser', { ttl: 5 })).status, 400);
+    const bad = await api('POST', '/v2/browser', { ttl: 5 });
+    assert.match(String(bad.json.error), /ttl/);
+    assert.equal((await api('POST', `/v2/browser/${made.id}/execute`, { code: 'open x' })).status, 410);
+  });
+
+  test('a session ends at its ttl and after activityTtl idle; its CDP client is disconnected', async () => {
+    const idle = (await api('POST', '/v2/browser', { ttl: 3600, activityTtl: 10 })).json;
+    const old = (await api('POST', '/v2/browser', { ttl: 30, activityTtl: 3600 })).json;
+    const browser = await cdp(idle.cdpUrl);
+    const disconnected = new Promise<void>((resolve) => browser.on('disconnected', () => resolve()));
+    const sessions = app.services.sessions;
+    await sessions.sweep(Date.now() + 5_000);
+    assert.equal(sessions.active, 2, 'nothing is due yet');
+    await sessions.sweep(Date.now() + 11_000);
+    await disconnected;
+    assert.equal((await sessions.get(idle.id)).endCause, 'idle');
+    assert.equal((await sessions.get(old.id)).status, 'active');
+    await sessions.sweep(Date.now() + 31_000);
+    assert.equal((await sessions.get(old.id)).endCause, 'ttl');
+    assert.equal(sessions.active, 0, 'every slot came back');
+    const metrics = await (await fetch(`${base}/metrics`, { headers: auth })).text();
+    assert.match(metrics, /pagewright_browser_sessions_ended_total\{cause="idle"\} 1/);
+    assert.match(metrics, /pagewright_browser_sessions_ended_total\{cause="ttl"\} 1/);
+    assert.match(metrics, /pagewright_browser_sessions_active 0/);
+  });
+
+  test("a session's profile is saved when it ends and used by a later scrape", async () => {
+    const made = (await api('POST', '/v2/browser', { profile: { name: 'acct', saveChanges: true } })).json;
+    const browser = await cdp(made.cdpUrl);
+    await browser.contexts()[0]!.pages()[0]!.goto(`http://site.test:${sitePort}/login`);
+    await browser.close();
+    assert.equal((await api('DELETE', `/v2/browser/${made.id}`)).status, 200);
+    const scraped = await api('POST', '/v2/scrape', {
+      url: `http://site.test:${sitePort}/whoami`,
+      formats: ['markdown'],
+      profile: { name: 'acct' },
+    });
+    assert.equal(scraped.status, 200, JSON.stringify(scraped.json));
+    assert.match(String((scraped.json.data as { markdown: string }).markdown), /user=alice/);
+    assert.equal((await api('POST', '/v2/browser', { profile: { name: 'nobody' } })).status, 404);
+  });
+
+  test('the CDP WebSocket needs the API key in a header', async () => {
+    const made = (await api('POST', '/v2/browser', {})).json;
+    await assert.rejects(chromium.connectOverCDP(made.cdpUrl, { timeout: 10_000 }), /401/);
+    await assert.rejects(
+      chromium.connectOverCDP(made.cdpUrl, { headers: { authorization: 'Bearer wrong' }, timeout: 10_000 }),
+      /401/,
+    );
+    const ok = await cdp(made.cdpUrl);
+    await ok.close();
+    await api('DELETE', `/v2/browser/${made.id}`);
+  });
+});
