@@ -62,7 +62,11 @@ export const CrawlPage = Type.Object({
     wordCount: Type.Integer(),
     readingTime: Type.Integer(),
     attempts: Type.Optional(
-      Type.Integer({ minimum: 1, description: 'Fetches of the page, the first included (retries).' }),
+      Type.Integer({
+        minimum: 2,
+        description:
+          'Fetches of the page, the first included: present only when a transient failure was retried.',
+      }),
     ),
   }),
 });
