@@ -21,8 +21,7 @@ function toCrawlPage(doc: PageDocument): CrawlPage {
       contentType: metadata.contentType,
       wordCount: metadata.wordCount,
       readingTime: metadata.readingTime,
-      // Only for a page fetched more than once: the crawl page's metadata is the spec's subset otherwise.
-      ...(metadata.attempts !== undefined && metadata.attempts > 1 ? { attempts: metadata.attempts } : {}),
+      ...(metadata.attempts === undefined ? {} : { attempts: metadata.attempts }),
     },
   };
 }

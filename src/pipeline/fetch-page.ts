@@ -262,7 +262,8 @@ async function renderWithRetries(
     );
     deadline.check('formatting');
     if (actions) rendered.document.actions = actions;
-    rendered.document.metadata.attempts = attempts.before + fetches;
+    // Absent means one fetch: a page fetched once keeps the metadata the seed contract lists, exactly.
+    if (attempts.before + fetches > 1) rendered.document.metadata.attempts = attempts.before + fetches;
     return rendered;
   };
   if (plan.engine === 'browser' && deps.browser) return render(deps.browser, plan.detectionReason);

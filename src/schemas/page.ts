@@ -23,9 +23,9 @@ export const PageMetadata = Type.Object({
   contentType: Type.String({ description: 'Media type of the page, without parameters.' }),
   attempts: Type.Optional(
     Type.Integer({
-      minimum: 1,
+      minimum: 2,
       description:
-        'Fetches of the page, the first included: more than 1 when a transient failure (reset connection, 429, 503...) was retried. Absent for uploaded files.',
+        'Fetches of the page, the first included, when a transient failure (reset connection, 429, 503...) was retried; absent when the page took one fetch.',
     }),
   ),
   numPages: Type.Optional(Type.Integer({ description: 'Pages of a document (PDF).' })),
