@@ -110,6 +110,7 @@ describe('loadConfig', () => {
       },
       chromiumPath: '/usr/bin/chromium',
       browserMaxPages: 4,
+      maxBrowserSessions: 5,
       shutdownTimeoutMs: 10_000,
       maxConcurrentRequests: 64,
       maxConcurrentCrawls: 4,
