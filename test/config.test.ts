@@ -111,6 +111,7 @@ describe('loadConfig', () => {
       chromiumPath: '/usr/bin/chromium',
       browserMaxPages: 4,
       maxBrowserSessions: 5,
+      browserExecuteCode: false,
       shutdownTimeoutMs: 10_000,
       maxConcurrentRequests: 64,
       maxConcurrentCrawls: 4,
