@@ -16,6 +16,10 @@ import { MemorySessionStore } from './stores/session-store.js';
 import type { SessionStore } from './stores/session-store.js';
 import { RedisSessionStore } from './stores/redis-session-store.js';
 import { SqliteSessionStore } from './stores/sqlite-session-store.js';
+import { MemoryScrapeOriginStore } from './stores/scrape-origin-store.js';
+import type { ScrapeOriginStore } from './stores/scrape-origin-store.js';
+import { RedisScrapeOriginStore } from './stores/redis-scrape-origin-store.js';
+import { SqliteScrapeOriginStore } from './stores/sqlite-scrape-origin-store.js';
 import { SqlitePageStore } from './stores/sqlite-page-store.js';
 import { SqliteFrontier } from './stores/sqlite-frontier.js';
 import { SqliteJobStore } from './stores/sqlite-job-store.js';
@@ -44,6 +48,8 @@ export interface JobStores {
   profiles: Profiles;
   /** Browser sessions' records, so that every process of a fleet lists them and names their holder. */
   sessions: SessionStore;
+  /** What reopens a scrape's page for `interact`, by scrape id, for a while after the scrape. */
+  scrapeOrigins: ScrapeOriginStore;
   fleet: BullFleet | null;
   frontierFor: (jobId: string) => Frontier;
   onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
@@ -76,6 +82,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
       pages: new RedisPageStore(storeConnection, config.cacheTtlMs),
       profiles: profilesOn(new RedisProfileStore(storeConnection)),
       sessions: new RedisSessionStore(storeConnection),
+      scrapeOrigins: new RedisScrapeOriginStore(storeConnection),
       fleet,
       frontierFor: () => {
         throw new Error('a fleet job has no local frontier');
@@ -103,6 +110,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
     profiles: profilesOn(sql ? new SqliteProfileStore(sql) : new UnavailableProfileStore(storeError ?? '')),
     // Without the file a session is still this process's own (it dies with it): its record in memory.
     sessions: sql ? new SqliteSessionStore(sql) : new MemorySessionStore(),
+    scrapeOrigins: sql ? new SqliteScrapeOriginStore(sql) : new MemoryScrapeOriginStore(),
     fleet: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),

@@ -17,6 +17,9 @@ import { profileStoreContract } from './profile-contract.js';
 import { MemorySessionStore } from '../../src/jobs/stores/session-store.js';
 import { SqliteSessionStore } from '../../src/jobs/stores/sqlite-session-store.js';
 import { sessionStoreContract } from './session-contract.js';
+import { MemoryScrapeOriginStore } from '../../src/jobs/stores/scrape-origin-store.js';
+import { SqliteScrapeOriginStore } from '../../src/jobs/stores/sqlite-scrape-origin-store.js';
+import { scrapeOriginContract } from './scrape-origin-contract.js';
 
 const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));
 
@@ -125,6 +128,28 @@ sessionStoreContract('sqlite', async () => {
 
 sessionStoreContract('memory', async () => ({
   store: new MemorySessionStore(),
+  close: async () => undefined,
+}));
+
+scrapeOriginContract('sqlite', async () => {
+  const dir = tempDir();
+  let db = SqliteDb.open(dir);
+  return {
+    store: new SqliteScrapeOriginStore(db),
+    reopen: async () => {
+      await db.close();
+      db = SqliteDb.open(dir);
+      return new SqliteScrapeOriginStore(db);
+    },
+    close: async () => {
+      await db.close().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+scrapeOriginContract('memory', async () => ({
+  store: new MemoryScrapeOriginStore(),
   close: async () => undefined,
 }));
 

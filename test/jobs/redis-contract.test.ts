@@ -13,6 +13,8 @@ import { SECRET_VALUE, acmeState, profileStoreContract } from './profile-contrac
 import { Profiles } from '../../src/jobs/stores/profile-store.js';
 import { RedisSessionStore } from '../../src/jobs/stores/redis-session-store.js';
 import { sessionStoreContract } from './session-contract.js';
+import { RedisScrapeOriginStore } from '../../src/jobs/stores/redis-scrape-origin-store.js';
+import { scrapeOriginContract } from './scrape-origin-contract.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */
 
@@ -146,6 +148,18 @@ if (redisAvailable) {
     return {
       store: new RedisSessionStore(clients[0]!),
       reopen: async () => new RedisSessionStore(clients[1]!),
+      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
+    };
+  });
+
+  scrapeOriginContract('redis', async () => {
+    const admin = connect();
+    await admin.flushdb();
+    await admin.quit();
+    const clients = [connect(), connect()];
+    return {
+      store: new RedisScrapeOriginStore(clients[0]!),
+      reopen: async () => new RedisScrapeOriginStore(clients[1]!),
       close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
     };
   });

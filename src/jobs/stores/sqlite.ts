@@ -84,6 +84,11 @@ CREATE TABLE IF NOT EXISTS browser_sessions (
   keep_until INTEGER NOT NULL,
   body TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS scrape_origins (
+  scrape_id TEXT PRIMARY KEY,
+  keep_until INTEGER NOT NULL,
+  body TEXT NOT NULL
+) WITHOUT ROWID;
 `;
 
 /**
