@@ -28,6 +28,7 @@ import { bindTools } from '../operations/services.js';
 import type { Services } from '../operations/services.js';
 import { ContentPool } from '../pipeline/content-pool.js';
 import { BrowserSessions } from '../sessions/sessions.js';
+import { SessionExecutor } from '../sessions/execute.js';
 import { selectProvider } from '../search/select-provider.js';
 
 export interface AppDeps {
@@ -244,6 +245,11 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     serverLlm: config.llm,
     pages: stores.pages,
     extraFields,
+    executor: new SessionExecutor(sessions, {
+      browserExecuteCode: config.browserExecuteCode,
+      ask: pageLlm ? (prompt, deadline) => llm.complete(pageLlm.endpoint, prompt, deadline) : null,
+    }),
+    scrapeOrigins: stores.scrapeOrigins,
     log,
   };
   services.tools.push(...bindTools(CORE_OPERATIONS, services), ...bindTools(FIRECRAWL_OPERATIONS, firecrawl));

@@ -44,7 +44,7 @@ export interface BrowserRequest extends FetchRequest {
 }
 
 /** A phone's screen and browser (a recent iPhone's as Chromium's device list describes it). */
-const MOBILE = {
+export const MOBILE = {
   viewport: { width: 390, height: 844 },
   deviceScaleFactor: 3,
   isMobile: true,

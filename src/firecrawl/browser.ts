@@ -1,4 +1,3 @@
-import { UnsupportedFeatureError } from '../errors.js';
 import type { SessionRecord } from '../jobs/stores/session-store.js';
 import type { FirecrawlDeps } from './deps.js';
 import type { Origin } from './jobs.js';
@@ -61,14 +60,4 @@ export async function deleteSession(fc: FirecrawlDeps, id: string) {
     sessionDurationMs: Math.max(0, (record.endedAt ?? Date.now()) - record.createdAt),
     creditsBilled: 0,
   };
-}
-
-/** `POST /v2/browser/{id}/execute`: not served until the command language lands. */
-export async function executeInSession(fc: FirecrawlDeps, id: string): Promise<never> {
-  // An unknown, ended or elsewhere-held session says so first.
-  return fc.services.sessions.withPage(id, () => {
-    throw new UnsupportedFeatureError(
-      'execute: commands are not served by this server yet; drive the session over CDP (cdpUrl)',
-    );
-  });
 }

@@ -1,10 +1,12 @@
 import type { Config } from '../config/config.js';
 import type { CrawlSettings } from '../jobs/crawl-run.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
+import type { ScrapeOriginStore } from '../jobs/stores/scrape-origin-store.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Logger } from '../lib/logger.js';
 import type { Services } from '../operations/services.js';
 import type { PageDocument } from '../schemas/page.js';
+import type { SessionExecutor } from '../sessions/execute.js';
 import type { ExtraFields, PageCapabilities, PageExtras } from './page-extras.js';
 
 /**
@@ -30,5 +32,9 @@ export interface FirecrawlDeps {
   /** The last scrape of each page: Firecrawl's `maxAge` cache. */
   pages: PageStore;
   extraFields: ExtraFieldsWriter;
+  /** Execute in browser sessions: agent-browser commands, or the server's LLM driving them (`prompt`). */
+  executor: SessionExecutor;
+  /** What reopens a scrape's page for `interact`, by `metadata.scrapeId`. */
+  scrapeOrigins: ScrapeOriginStore;
   log: Logger;
 }

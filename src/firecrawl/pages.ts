@@ -19,6 +19,7 @@ import type { Api } from './jobs.js';
 import { firecrawlDocument, noEffectFields, noEffectWarning } from './options.js';
 import type { FirecrawlDeps } from './deps.js';
 import type { SearchPage } from '../operations/search.js';
+import { rememberScrape } from './interact.js';
 
 /** Hits a search asks the provider for at most (Firecrawl allows 100; our providers give 50). */
 const MAX_SEARCH_RESULTS = 50;
@@ -118,7 +119,10 @@ export async function fcScrape(fc: FirecrawlDeps, body: FcScrapeBody, api: Api, 
   const maxAge = body.maxAge ?? (api === 'v2' ? V2_MAX_AGE_MS : 0);
   if (key && maxAge > 0) {
     const hit = await cached(fc, key, maxAge);
-    if (hit) return { success: true as const, data: hit, ...tail };
+    if (hit) {
+      await rememberScrape(fc, body.url, page, hit);
+      return { success: true as const, data: hit, ...tail };
+    }
   }
   const fetchedAt = Date.now();
   // The LLM formats get their own budget after the page's: a slow model does not cut the fetch short.
@@ -136,6 +140,7 @@ export async function fcScrape(fc: FirecrawlDeps, body: FcScrapeBody, api: Api, 
       (data.metadata as Record<string, unknown>).cacheState = 'miss';
       if (body.storeInCache !== false) await keep(fc, key, data, fetchedAt);
     }
+    await rememberScrape(fc, body.url, page, data);
     return { success: true as const, data, ...tail };
   } finally {
     llmDeadline.dispose();

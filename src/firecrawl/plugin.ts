@@ -5,6 +5,7 @@ import type { FirecrawlDeps } from './deps.js';
 import batchRoutes from './routes/batch.js';
 import browserRoutes from './routes/browser.js';
 import crawlRoutes from './routes/crawl.js';
+import interactRoutes from './routes/interact.js';
 import pageRoutes from './routes/pages.js';
 import parseRoute from './routes/parse.js';
 import taskRoutes from './routes/tasks.js';
@@ -35,6 +36,7 @@ export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async
   await app.register(batchRoutes);
   await app.register(taskRoutes);
   await app.register(browserRoutes);
+  await app.register(interactRoutes);
   // Uploads only where they are read: elsewhere multipart stays an unsupported media type.
   await app.register(async (uploads) => {
     await uploads.register(multipart, {

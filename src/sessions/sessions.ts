@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { BrowserContext, Page } from 'playwright-core';
+import { MOBILE } from '../engines/browser.js';
 import { GuardedProxy } from '../engines/browser-proxy.js';
+import { mobileUserAgent } from '../engines/user-agent.js';
 import {
   NotFoundError,
   ServiceBusyError,
@@ -28,6 +30,10 @@ export interface SessionOptions {
   /** Seconds without a CDP message or command before it ends. */
   activityTtl: number;
   profile?: { name: string; saveChanges?: boolean };
+  /** A phone's screen, touch and User-Agent (an interact reopening a scrape with `mobile`). */
+  mobile?: boolean;
+  /** Accept any TLS certificate (an interact reopening a scrape with `skipTlsVerification`). */
+  skipTlsVerification?: boolean;
 }
 
 export interface SessionDeps {
@@ -129,6 +135,8 @@ export class BrowserSessions {
       context = await launched.browser.newContext({
         userAgent: this.deps.userAgent,
         viewport: { width: 1280, height: 800 },
+        ...(options.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.deps.userAgent) } : {}),
+        ...(options.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
         acceptDownloads: false,
         proxy: { server: proxyServer },
         ...(state ? { storageState: state } : {}),

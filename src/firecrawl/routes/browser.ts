@@ -1,15 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { toAppError } from '../../errors.js';
-import { createSession, deleteSession, executeInSession, listSessions } from '../browser.js';
+import { clientGone } from '../../lib/client-gone.js';
+import { createSession, deleteSession, listSessions } from '../browser.js';
+import { executeInSession } from '../interact.js';
 import {
   FcBrowserCreateBody,
   FcBrowserCreateReply,
   FcBrowserDeleteReply,
-  FcBrowserExecuteBody,
   FcBrowserListQuery,
   FcBrowserListReply,
   FcBrowserParams,
 } from '../schemas/browser.js';
+import { FcExecuteBody, FcExecuteReply } from '../schemas/interact.js';
 import { fcErrors } from './job-routes.js';
 
 const tags = ['firecrawl-v2'];
@@ -59,11 +61,11 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         tags,
         summary: 'Run commands in a browser session',
         params: FcBrowserParams,
-        body: FcBrowserExecuteBody,
-        response: fcErrors,
+        body: FcExecuteBody,
+        response: { 200: FcExecuteReply, ...fcErrors },
       },
     },
-    async (req) => executeInSession(app.firecrawl, req.params.id),
+    async (req, reply) => executeInSession(app.firecrawl, req.params.id, req.body, clientGone(reply.raw)),
   );
   // The CDP proxy: the API key in a header (Authorization: Bearer), checked before the upgrade.
   app.get(

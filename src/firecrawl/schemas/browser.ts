@@ -86,12 +86,3 @@ export const FcBrowserDeleteReply = Type.Object({
   sessionDurationMs: Type.Integer(),
   creditsBilled: Type.Integer(),
 });
-
-export const FcBrowserExecuteBody = Type.Object(
-  {
-    code: Type.String({ minLength: 1, maxLength: 100_000 }),
-    language: Opt(Type.Union([Type.Literal('bash'), Type.Literal('node'), Type.Literal('python')])),
-    timeout: Opt(Type.Integer({ minimum: 1, maximum: 300, description: 'Seconds.' })),
-  },
-  { additionalProperties: false },
-);
