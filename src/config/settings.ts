@@ -204,9 +204,9 @@ export const SETTINGS = {
     ),
     browserExecuteCode: bool(
       { env: 'BROWSER_EXECUTE_CODE', default: false },
-      '`true` lets a browser session\'s execute run `language: "node"`: Playwright code against the session\'s ' +
-        'page, in a child process with an empty environment, ended at its `timeout`. The code runs as this ' +
-        "service's user with the machine's network: only for trusted callers. Off, `node` is a `400`.",
+      'The opt-in for a browser session\'s execute with `language: "node"` (Playwright code). Off, `node` is a ' +
+        '`400` naming this setting; on, it is a `400` saying that this build does not serve it yet (a child ' +
+        "process's own network would bypass the SSRF guard). `bash` (agent-browser commands) needs no opt-in.",
     ),
   }),
   ...section('Proxies', {
