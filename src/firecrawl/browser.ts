@@ -9,6 +9,12 @@ const iso = (ms: number): string => new Date(ms).toISOString();
 const cdpUrlOf = (origin: Origin, id: string): string =>
   `${origin.protocol === 'https' ? 'wss' : 'ws'}://${origin.host}/v2/browser/${id}/cdp`;
 
+/** The web app's live view of a session (a page of the app: it holds no data and asks for the key). */
+const liveViewOf = (origin: Origin, id: string) => {
+  const page = `${origin.protocol}://${origin.host}/#/sessions/${id}`;
+  return { liveViewUrl: page, interactiveLiveViewUrl: `${page}/interactive` };
+};
+
 /** `POST /v2/browser`: a session as Firecrawl's BrowserCreateResponse. */
 export async function createSession(fc: FirecrawlDeps, body: FcBrowserCreateBody, origin: Origin) {
   const record = await fc.services.sessions.create({
@@ -20,6 +26,7 @@ export async function createSession(fc: FirecrawlDeps, body: FcBrowserCreateBody
     success: true as const,
     id: record.id,
     cdpUrl: cdpUrlOf(origin, record.id),
+    ...liveViewOf(origin, record.id),
     expiresAt: iso(record.expiresAt),
   };
 }
@@ -37,7 +44,7 @@ export async function listSessions(
       id: r.id,
       status: r.status,
       cdpUrl: cdpUrlOf(origin, r.id),
-      liveViewUrl: '',
+      ...liveViewOf(origin, r.id),
       streamWebView: false,
       createdAt: iso(r.createdAt),
       lastActivity: iso(r.lastActivity),

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { errorHandlerFor } from '../http/error-handler.js';
 import type { FirecrawlDeps } from './deps.js';
 import batchRoutes from './routes/batch.js';
+import browserLiveRoute from './routes/browser-live.js';
 import browserRoutes from './routes/browser.js';
 import crawlRoutes from './routes/crawl.js';
 import interactRoutes from './routes/interact.js';
@@ -36,6 +37,7 @@ export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async
   await app.register(batchRoutes);
   await app.register(taskRoutes);
   await app.register(browserRoutes);
+  await app.register(browserLiveRoute);
   await app.register(interactRoutes);
   // Uploads only where they are read: elsewhere multipart stays an unsupported media type.
   await app.register(async (uploads) => {

@@ -21,6 +21,8 @@ import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { CdpScope } from './cdp-filter.js';
 import { SESSION_CLOSED, linkCdp } from './cdp-proxy.js';
 import type { CdpClientSocket, CdpLink } from './cdp-proxy.js';
+import { startLiveView } from './live-view.js';
+import type { LiveViewerSocket } from './live-view.js';
 import { SessionBrowser } from './session-browser.js';
 
 /** What a session is started with (the surface's request, its defaults applied). */
@@ -58,7 +60,7 @@ const SWEEP_MS = 1000;
 /** How often the records past their `keepUntil` are dropped from the store. */
 const PURGE_MS = 600_000;
 const CLOSE_GRACE_MS = 5000;
-/** CDP clients connected to one session at once, and contexts its clients may add. */
+/** CDP clients and live viewers connected to one session at once, and contexts its clients may add. */
 const MAX_LINKS = 8;
 const MAX_EXTRA_CONTEXTS = 4;
 
@@ -75,6 +77,16 @@ interface LiveSession {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+
+/** The session's current page: the last one open in its context, or a new one when all were closed. */
+async function currentPage(session: LiveSession): Promise<Page> {
+  return (
+    session.context
+      .pages()
+      .filter((p) => !p.isClosed())
+      .at(-1) ?? (await session.context.newPage())
+  );
+}
 
 /**
  * Browser sessions: each a context of the sessions' own Chromium (SessionBrowser), its network through the
@@ -215,13 +227,27 @@ export class BrowserSessions {
   async withPage<T>(id: string, use: (page: Page) => Promise<T>): Promise<T> {
     const session = await this.local(id);
     this.touch(session);
-    const open = session.context.pages().filter((p) => !p.isClosed());
-    const page = open.at(-1) ?? (await session.context.newPage());
+    const page = await currentPage(session);
     try {
       return await use(page);
     } finally {
       this.touch(session);
     }
+  }
+
+  /** Shows the session's current page to a live viewer (live-view.ts); only an interactive one's input is activity. */
+  async connectLive(id: string, viewer: LiveViewerSocket, interactive: boolean): Promise<void> {
+    const session = await this.local(id);
+    if (session.links.size >= MAX_LINKS) {
+      throw new SessionLimitError(`Browser session ${id} has ${MAX_LINKS} connections already`);
+    }
+    const source = {
+      page: async () => currentPage(await this.local(id)),
+      activity: () => this.touch(session),
+    };
+    const link = startLiveView(viewer, source, { interactive });
+    session.links.add(link);
+    void link.closed.then(() => session.links.delete(link));
   }
 
   /** Joins a client's WebSocket to the session's CDP, filtered to the session's contexts. */

@@ -1,5 +1,6 @@
 import { api } from './api.js';
 import { fill, h, say } from './dom.js';
+import { sessionsPanel } from './sessions.js';
 
 export interface JobSummary {
   id: string;
@@ -31,7 +32,7 @@ export const progressOf = (job: { total: number; completed: number }): HTMLProgr
     'aria-label': `${job.completed} of ${job.total} pages`,
   });
 
-/** The jobs of every kind, live while any runs; a form to start a crawl. */
+/** The jobs of every kind, live while any runs; a form to start a crawl; the active browser sessions. */
 export function jobs(root: HTMLElement): () => void {
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { 'aria-label': 'Jobs' });
@@ -92,11 +93,13 @@ export function jobs(root: HTMLElement): () => void {
     // Every second while a job runs, every ten otherwise.
     if (!stopped) timer = window.setTimeout(() => void refresh(), running ? 1000 : 10_000);
   }
-  fill(root, h('h1', {}, 'Jobs'), form, status, list);
+  const sessions = sessionsPanel();
+  fill(root, h('h1', {}, 'Jobs'), form, status, list, sessions.element);
   void refresh();
   return () => {
     stopped = true;
     clearTimeout(timer);
+    sessions.stop();
   };
 }
 

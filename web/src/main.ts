@@ -2,21 +2,26 @@ import { apiKey, whenUnauthorized } from './api.js';
 import { health } from './health.js';
 import { jobDetail } from './job-detail.js';
 import { jobs } from './jobs.js';
+import { liveView } from './live-view.js';
 import { playground } from './playground.js';
 
-/** Hash routes: #/playground, #/jobs, #/jobs/<id>, #/health. Each view returns its clean-up (timers). */
+/**
+ * Hash routes: #/playground, #/jobs, #/jobs/<id>, #/sessions/<id>[/interactive] (a browser session's live
+ * view), #/health. Each view returns its clean-up (timers, sockets).
+ */
 const app = document.getElementById('app')!;
 let leave: () => void = () => undefined;
 
 function route(): void {
   leave();
-  const [, view = 'playground', id] = location.hash.replace(/^#/, '').split('/');
+  const [, view = 'playground', id, mode] = location.hash.replace(/^#/, '').split('/');
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a[data-view]')) {
     if (link.dataset.view === view) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');
   }
   if (view === 'jobs' && id) leave = jobDetail(app, decodeURIComponent(id));
   else if (view === 'jobs') leave = jobs(app);
+  else if (view === 'sessions' && id) leave = liveView(app, decodeURIComponent(id), mode === 'interactive');
   else if (view === 'health') leave = health(app);
   else leave = playground(app);
 }

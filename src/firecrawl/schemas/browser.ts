@@ -24,7 +24,9 @@ export const FcBrowserCreateBody = Type.Object(
         description: 'Seconds without a CDP message or command before the session ends.',
       }),
     ),
-    streamWebView: Opt(Type.Boolean({ description: 'Accepted; the live view is not served yet.' })),
+    streamWebView: Opt(
+      Type.Boolean({ description: 'Accepted; the live view (`liveViewUrl`) is always served.' }),
+    ),
     profile: Opt(ProfileOption),
     integration: Opt(Type.String({ maxLength: 100 })),
     origin: Opt(Type.String({ maxLength: 100 })),
@@ -43,10 +45,28 @@ export const FcBrowserParams = Type.Object(
   { additionalProperties: false },
 );
 
+export const FcBrowserLiveQuery = Type.Object(
+  {
+    interactive: Opt(
+      Type.Union([Type.Literal('true'), Type.Literal('false')], {
+        description: "`true`: forward the viewer's clicks, scrolls and keys to the page.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 export const FcBrowserListQuery = Type.Object(
   { status: Opt(Type.Union([Type.Literal('active'), Type.Literal('destroyed')])) },
   { additionalProperties: false },
 );
+
+const LiveViewUrl = Type.String({
+  description: "The web app's page showing the session live; it asks for the API key when the tab has none.",
+});
+const InteractiveLiveViewUrl = Type.String({
+  description: 'The same page forwarding clicks, scrolls and keys to the session.',
+});
 
 export const FcBrowserCreateReply = Type.Object({
   success: Type.Literal(true),
@@ -54,8 +74,8 @@ export const FcBrowserCreateReply = Type.Object({
   cdpUrl: Type.String({
     description: 'WebSocket of the CDP proxy; send the API key in `Authorization: Bearer <key>`.',
   }),
-  liveViewUrl: Opt(Type.String()),
-  interactiveLiveViewUrl: Opt(Type.String()),
+  liveViewUrl: Opt(LiveViewUrl),
+  interactiveLiveViewUrl: Opt(InteractiveLiveViewUrl),
   expiresAt: Type.String(),
 });
 
@@ -63,7 +83,8 @@ export const FcBrowserSession = Type.Object({
   id: Type.String(),
   status: Type.String({ description: '`active` or `destroyed`.' }),
   cdpUrl: Type.String(),
-  liveViewUrl: Type.String({ description: 'Empty: the live view is not served yet.' }),
+  liveViewUrl: LiveViewUrl,
+  interactiveLiveViewUrl: InteractiveLiveViewUrl,
   streamWebView: Type.Boolean(),
   createdAt: Type.String(),
   lastActivity: Type.String(),

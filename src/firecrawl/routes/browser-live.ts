@@ -1,0 +1,24 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { toAppError } from '../../errors.js';
+import { FcBrowserLiveQuery, FcBrowserParams } from '../schemas/browser.js';
+
+/**
+ * The live view's WebSocket (the web app's `#/sessions/{id}` page): the session's screencast, and with
+ * `?interactive=true` the viewer's clicks, scrolls and keys. Behind the API key like every route; a browser
+ * sends it as the WebSocket subprotocol (it cannot set headers there), never in the URL.
+ */
+const route: FastifyPluginAsyncTypebox = async (app) => {
+  app.get(
+    '/v2/browser/:id/live',
+    { websocket: true, schema: { params: FcBrowserParams, querystring: FcBrowserLiveQuery } },
+    async (socket, req) => {
+      const { sessions } = app.firecrawl.services;
+      await sessions
+        .connectLive(req.params.id, socket, req.query.interactive === 'true')
+        .catch((err: unknown) => {
+          socket.close(4000 + (toAppError(err).status % 1000), toAppError(err).message.slice(0, 120));
+        });
+    },
+  );
+};
+export default route;
