@@ -5,8 +5,11 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app/server.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -174,6 +177,39 @@ describe('execute and interact', { skip }, () => {
     const unknown = await post('/v2/scrape/not-a-scrape/interact', { code: 'get url', language: 'bash' });
     assert.equal(unknown.status, 404);
     assert.match(String(unknown.json.error), /Scrape not-a-scrape not found/);
+  });
+
+  test("firecrawl-mcp's firecrawl_interact in URL mode (scrape, then interact) and firecrawl_interact_stop", async (t) => {
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          path.join(
+            path.dirname(createRequire(import.meta.url).resolve('firecrawl-mcp/package.json')),
+            'dist/index.js',
+          ),
+        ],
+        env: { PATH: process.env.PATH ?? '', FIRECRAWL_API_URL: base, FIRECRAWL_API_KEY: KEY },
+        stderr: 'ignore',
+      }),
+    );
+    t.after(() => client.close());
+    const reply = (await client.callTool({
+      name: 'firecrawl_interact',
+      arguments: { url: `${site}/form`, code: 'get title && snapshot -i', language: 'bash' },
+    })) as { isError?: boolean; content: { text: string }[] };
+    assert.ok(!reply.isError, reply.content[0]?.text);
+    const out = JSON.parse(reply.content[0]!.text) as Record<string, unknown>;
+    assert.equal(out.exitCode, 0, String(out.stderr));
+    assert.match(String(out.stdout), /^Form\n[\s\S]*textbox "Name"/);
+    const scrapeId = String(out.scrapeId);
+    const stop = (await client.callTool({ name: 'firecrawl_interact_stop', arguments: { scrapeId } })) as {
+      isError?: boolean;
+      content: { text: string }[];
+    };
+    assert.ok(!stop.isError, stop.content[0]?.text);
+    assert.equal((JSON.parse(stop.content[0]!.text) as { status: string }).status, 'destroyed');
   });
 
   test('a prompt: the LLM stub scripts run and done; the answer and the steps come back', async (t) => {
