@@ -378,19 +378,23 @@ export class BrowserEngine implements Engine {
         throw new ActionFailedError(`actions[${index}] (${action.type}) failed: ${message}`);
       }
     }
-    // A script that sent the page somewhere unreachable or refused leaves Chromium's error page, not content.
-    if (page.url().startsWith('chrome-error:')) {
+    // A script that sent the page somewhere unreachable or refused leaves Chromium's error page, not content:
+    // looked for before the capture and after it (the navigation may land while the page is read).
+    const notAnErrorPage = (): void => {
+      if (!page.url().startsWith('chrome-error:')) return;
       const target = failedNavigation ?? lastNavigation;
       const refused = proxy.refusalFor(target);
       if (refused)
         throw new TargetBlockedError(`The page navigated to ${target}, which was refused: ${refused}`);
       throw new TargetUnreachableError(`The page navigated to ${target}, which could not be loaded`);
-    }
+    };
+    notAnErrorPage();
     await removeConsentWalls(page);
     const html = await captureHtml(page, {
       iframes: req.inlineIframes !== false,
       maxChars: this.options.maxHtmlChars,
     });
+    notAnErrorPage();
     const shot = req.screenshot;
     const screenshot = shot
       ? `data:image/${shot.type};base64,${(
