@@ -1,7 +1,7 @@
 import { BadRequestError } from '../errors.js';
 import { deleteProfile, showProfile } from '../operations/profiles.js';
 import type { Services } from '../operations/services.js';
-import type { ProfileSummary } from '../jobs/stores/profile-store.js';
+import type { ProfileSummary } from '../jobs/stores/browser-state/profile-store.js';
 
 export const PROFILES_HELP =
   'pagewright profiles list | show NAME | delete NAME [--api URL] [--json]: the stored browser profiles ' +

@@ -1,4 +1,4 @@
-import type { SessionRecord } from '../jobs/stores/session-store.js';
+import type { SessionRecord } from '../jobs/stores/browser-state/session-store.js';
 import type { FirecrawlDeps } from './deps.js';
 import type { Origin } from './jobs.js';
 import type { FcBrowserCreateBody } from './schemas/browser.js';

@@ -1,7 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { CrawlSettings } from '../jobs/crawl-run.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
-import type { ScrapeOriginStore } from '../jobs/stores/scrape-origin-store.js';
+import type { ScrapeOriginStore } from '../jobs/stores/browser-state/scrape-origin-store.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Logger } from '../lib/logger.js';
 import type { Services } from '../operations/services.js';

@@ -1,7 +1,7 @@
 import { NotFoundError, SessionEndedError, TargetUnreachableError } from '../errors.js';
-import type { ReopenOptions, ScrapeOrigin } from '../jobs/stores/scrape-origin-store.js';
+import type { ReopenOptions, ScrapeOrigin } from '../jobs/stores/browser-state/scrape-origin-store.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
-import type { SessionRecord } from '../jobs/stores/session-store.js';
+import type { SessionRecord } from '../jobs/stores/browser-state/session-store.js';
 import type { ExecuteResult } from '../sessions/execute.js';
 import type { FirecrawlDeps } from './deps.js';
 import type { FcExecuteBody } from './schemas/interact.js';

@@ -13,7 +13,7 @@ import type { Metrics } from '../lib/metrics.js';
 import { sleep } from '../lib/sleep.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { PageStore } from './stores/page-store.js';
-import type { Profiles } from './stores/profile-store.js';
+import type { Profiles } from './stores/browser-state/profile-store.js';
 import { withProfile } from './profile-session.js';
 import { CrawlRun } from './crawl-run.js';
 import { matchersFor } from './crawl-matchers.js';

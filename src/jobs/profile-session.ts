@@ -1,7 +1,7 @@
 import { CookieJarHandle } from '../engines/cookie-jar.js';
 import { NotFoundError } from '../errors.js';
 import type { ProfileOption } from '../schemas/profile.js';
-import type { Profiles } from './stores/profile-store.js';
+import type { Profiles } from './stores/browser-state/profile-store.js';
 
 /**
  * Runs `use` with a cookie jar started from the profile `option` names (none without a profile): a lone scrape

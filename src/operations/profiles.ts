@@ -1,5 +1,5 @@
 import { NotFoundError } from '../errors.js';
-import type { ProfileSummary, Profiles } from '../jobs/stores/profile-store.js';
+import type { ProfileSummary, Profiles } from '../jobs/stores/browser-state/profile-store.js';
 
 /** One profile's summary (never a cookie's value); 404 when there is none. */
 export async function showProfile(profiles: Profiles, name: string): Promise<ProfileSummary> {

@@ -1,7 +1,7 @@
 import type { Deadline } from '../lib/deadline.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import { withProfile } from '../jobs/profile-session.js';
-import type { Profiles } from '../jobs/stores/profile-store.js';
+import type { Profiles } from '../jobs/stores/browser-state/profile-store.js';
 import { fetchAndRender } from '../pipeline/fetch-page.js';
 import type { ScrapeDeps } from '../pipeline/fetch-page.js';
 import type { PageDocument } from '../schemas/page.js';

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import type { JobManager } from '../jobs/job-manager.js';
-import type { Profiles } from '../jobs/stores/profile-store.js';
+import type { Profiles } from '../jobs/stores/browser-state/profile-store.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { ProxyState } from '../lib/proxy-pool.js';
 import type { Metrics } from '../lib/metrics.js';

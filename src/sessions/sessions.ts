@@ -12,8 +12,12 @@ import {
   SessionHeldElsewhereError,
   SessionLimitError,
 } from '../errors.js';
-import type { SessionEndCause, SessionRecord, SessionStore } from '../jobs/stores/session-store.js';
-import type { Profiles } from '../jobs/stores/profile-store.js';
+import type {
+  SessionEndCause,
+  SessionRecord,
+  SessionStore,
+} from '../jobs/stores/browser-state/session-store.js';
+import type { Profiles } from '../jobs/stores/browser-state/profile-store.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';

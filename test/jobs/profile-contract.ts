@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { BrowserState } from '../../src/engines/cookie-jar.js';
-import { MAX_PROFILE_BYTES, Profiles } from '../../src/jobs/stores/profile-store.js';
-import type { ProfileStore } from '../../src/jobs/stores/profile-store.js';
+import { MAX_PROFILE_BYTES, Profiles } from '../../src/jobs/stores/browser-state/profile-store.js';
+import type { ProfileStore } from '../../src/jobs/stores/browser-state/profile-store.js';
 
 export interface ProfileStoreHarness {
   store: ProfileStore;

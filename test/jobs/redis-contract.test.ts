@@ -8,12 +8,12 @@ import { RedisJobStore } from '../../src/jobs/stores/redis-job-store.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
 import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
-import { RedisProfileStore } from '../../src/jobs/stores/redis-profile-store.js';
+import { RedisProfileStore } from '../../src/jobs/stores/browser-state/redis-profile-store.js';
 import { SECRET_VALUE, acmeState, profileStoreContract } from './profile-contract.js';
-import { Profiles } from '../../src/jobs/stores/profile-store.js';
-import { RedisSessionStore } from '../../src/jobs/stores/redis-session-store.js';
+import { Profiles } from '../../src/jobs/stores/browser-state/profile-store.js';
+import { RedisSessionStore } from '../../src/jobs/stores/browser-state/redis-session-store.js';
 import { sessionStoreContract } from './session-contract.js';
-import { RedisScrapeOriginStore } from '../../src/jobs/stores/redis-scrape-origin-store.js';
+import { RedisScrapeOriginStore } from '../../src/jobs/stores/browser-state/redis-scrape-origin-store.js';
 import { scrapeOriginContract } from './scrape-origin-contract.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */

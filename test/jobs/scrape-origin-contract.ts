@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { ScrapeOrigin, ScrapeOriginStore } from '../../src/jobs/stores/scrape-origin-store.js';
+import type {
+  ScrapeOrigin,
+  ScrapeOriginStore,
+} from '../../src/jobs/stores/browser-state/scrape-origin-store.js';
 
 export interface ScrapeOriginHarness {
   store: ScrapeOriginStore;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { SessionRecord, SessionStore } from '../../src/jobs/stores/session-store.js';
+import type { SessionRecord, SessionStore } from '../../src/jobs/stores/browser-state/session-store.js';
 
 export interface SessionStoreHarness {
   store: SessionStore;

@@ -1,6 +1,6 @@
 import type { ScrapeOrigin, ScrapeOriginStore } from './scrape-origin-store.js';
-import { prepare } from './sqlite.js';
-import type { SqliteDb } from './sqlite.js';
+import { prepare } from '../sqlite.js';
+import type { SqliteDb } from '../sqlite.js';
 
 type Row = [string];
 

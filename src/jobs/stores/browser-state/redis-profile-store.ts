@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../../errors.js';
 import type { ProfileRecord, ProfileStore } from './profile-store.js';
-import { storeError } from './sqlite.js';
+import { storeError } from '../sqlite.js';
 
 const NAMES = 'pw:profiles';
 const keyOf = (name: string): string => `pw:profile:${name}`;

@@ -1,6 +1,6 @@
 import type { ProfileRecord, ProfileStore } from './profile-store.js';
-import { prepare } from './sqlite.js';
-import type { SqliteDb } from './sqlite.js';
+import { prepare } from '../sqlite.js';
+import type { SqliteDb } from '../sqlite.js';
 
 type Row = [string, string, number, number, number, number, string];
 

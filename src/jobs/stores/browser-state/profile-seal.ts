@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { ConfigurationError } from '../../errors.js';
+import { ConfigurationError } from '../../../errors.js';
 
 /** How a sealed value starts: the format's version, so a later one can be told apart. */
 const SEALED = 'aes256gcm:v1:';

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../../errors.js';
 import type { ScrapeOrigin, ScrapeOriginStore } from './scrape-origin-store.js';
-import { storeError } from './sqlite.js';
+import { storeError } from '../sqlite.js';
 
 const keyOf = (scrapeId: string): string => `pw:scrape-origin:${scrapeId}`;
 

@@ -1,7 +1,7 @@
 import { byNewest } from './session-store.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
-import { prepare } from './sqlite.js';
-import type { SqliteDb } from './sqlite.js';
+import { prepare } from '../sqlite.js';
+import type { SqliteDb } from '../sqlite.js';
 
 type Row = [string];
 

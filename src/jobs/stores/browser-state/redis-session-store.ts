@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../errors.js';
+import { AppError } from '../../../errors.js';
 import { byNewest } from './session-store.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
-import { storeError } from './sqlite.js';
+import { storeError } from '../sqlite.js';
 
 const IDS = 'pw:browser-sessions';
 const keyOf = (id: string): string => `pw:browser-session:${id}`;

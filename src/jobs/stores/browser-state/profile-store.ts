@@ -1,5 +1,5 @@
-import type { BrowserState } from '../../engines/cookie-jar.js';
-import { ContentTooLargeError, StoreUnavailableError } from '../../errors.js';
+import type { BrowserState } from '../../../engines/cookie-jar.js';
+import { ContentTooLargeError, StoreUnavailableError } from '../../../errors.js';
 import { ProfileSeal } from './profile-seal.js';
 
 /**
