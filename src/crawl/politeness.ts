@@ -18,15 +18,24 @@ export interface Politeness {
  * the service's one concurrency primitive), and request starts spaced by the host's delay (robots
  * Crawl-delay, else the configured minimum). Waiters are woken in order, never by polling.
  */
+interface HostState {
+  gate: Gate;
+  /** When the next request may start (spacing by the host's delay). */
+  nextStart: number;
+  /** Until when the host asked to be left alone (Retry-After). */
+  heldUntil: number;
+}
+
 export class HostLimiter implements Politeness {
-  private readonly hosts = new Map<string, { gate: Gate; nextStart: number }>();
+  private readonly hosts = new Map<string, HostState>();
 
   constructor(private readonly maxPerHost: number) {}
 
-  private stateOf(host: string): { gate: Gate; nextStart: number } {
+  private stateOf(host: string): HostState {
     let state = this.hosts.get(host);
     if (!state) {
-      state = { gate: new Gate(`host ${host}`, this.maxPerHost, Number.POSITIVE_INFINITY), nextStart: 0 };
+      const gate = new Gate(`host ${host}`, this.maxPerHost, Number.POSITIVE_INFINITY);
+      state = { gate, nextStart: 0, heldUntil: 0 };
       this.hosts.set(host, state);
     }
     return state;
@@ -42,9 +51,11 @@ export class HostLimiter implements Politeness {
       return false;
     }
     const now = Date.now();
-    const start = Math.max(now, state.nextStart);
+    const start = Math.max(now, state.nextStart, state.heldUntil);
     state.nextStart = start + delayMs;
     await sleep(start - now, signal);
+    // A hold that came while this request waited its turn (a 429 to a request in flight) holds it too.
+    while (!signal.aborted && state.heldUntil > Date.now()) await sleep(state.heldUntil - Date.now(), signal);
     if (signal.aborted) {
       state.gate.leave();
       return false;
@@ -58,7 +69,7 @@ export class HostLimiter implements Politeness {
 
   hold(host: string, ms: number): Promise<void> {
     const state = this.stateOf(host);
-    state.nextStart = Math.max(state.nextStart, Date.now() + ms);
+    state.heldUntil = Math.max(state.heldUntil, Date.now() + ms);
     return Promise.resolve();
   }
 }

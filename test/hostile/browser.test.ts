@@ -39,13 +39,25 @@ async function startPages(
   return `http://${host}:${(server.address() as AddressInfo).port}`;
 }
 
-/** Chromium renderer processes that are children of this process's browsers, by pid. */
+/**
+ * Chromium renderer processes descending from this test process (its service's browsers), by pid: other test
+ * files running at the same time have browsers of their own, whose renderers come and go.
+ */
 function renderers(): number[] {
-  const out = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
-  return out
+  const out = execFileSync('ps', ['-eo', 'pid=,ppid=,args='], { encoding: 'utf8' });
+  const rows = out
     .split('\n')
-    .filter((line) => line.includes('--type=renderer'))
-    .map((line) => Number(line.trim().split(' ')[0]));
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(.*)$/.exec(line))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ pid: Number(m[1]), ppid: Number(m[2]), args: m[3]! }));
+  const parent = new Map(rows.map((r) => [r.pid, r.ppid]));
+  const ours = (pid: number): boolean => {
+    for (let p = parent.get(pid), hops = 0; p !== undefined && hops < 20; p = parent.get(p), hops++) {
+      if (p === process.pid) return true;
+    }
+    return false;
+  };
+  return rows.filter((r) => r.args.includes('--type=renderer') && ours(r.pid)).map((r) => r.pid);
 }
 
 /** Waits (bounded in polls, not in a thin wall-clock margin) until the pool has no page open. */

@@ -14,31 +14,39 @@ return 1`;
 /**
  * A host's turn for the whole fleet, on Redis's own clock (machines' clocks may differ): at most `max` requests
  * in flight (leases that run out if their holder dies) and request starts spaced by `delay`. Answers the wait
- * before starting, or -1 when every slot is taken. KEYS: next start, slots. ARGV: delay, max, token, lease.
+ * before starting, or -1 when every slot is taken; a hold (Retry-After) delays the start too. KEYS: next start,
+ * slots, hold. ARGV: delay, max, token, lease.
  */
 const ACQUIRE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return -1 end
-local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'))
+local start = math.max(now, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[3]) or '0'))
 redis.call('SET', KEYS[1], start + tonumber(ARGV[1]), 'PX', 3600000)
 redis.call('ZADD', KEYS[2], now + tonumber(ARGV[4]), ARGV[3])
 redis.call('PEXPIRE', KEYS[2], 3600000)
 return start - now`;
 
-/** Holds a host: no start before `ms` from now on Redis's clock. KEYS: next start. ARGV: ms. */
+/** Holds a host: no start before `ms` from now on Redis's clock. KEYS: hold. ARGV: ms. */
 const HOLD = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local held = now + tonumber(ARGV[1])
-if held > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], held, 'PX', 3600000) end
+if held > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], held, 'PX', tonumber(ARGV[1]) + 1000) end
 return held`;
+
+/** Ms left of a host's hold on Redis's clock (0: none). KEYS: hold. */
+const HELD = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return math.max(0, tonumber(redis.call('GET', KEYS[1]) or '0') - now)`;
 
 function define(redis: Redis): void {
   redis.defineCommand('pwHostHold', { numberOfKeys: 1, lua: HOLD });
+  redis.defineCommand('pwHostHeld', { numberOfKeys: 1, lua: HELD });
   redis.defineCommand('pwBudgetTake', { numberOfKeys: 1, lua: TAKE });
-  redis.defineCommand('pwHostAcquire', { numberOfKeys: 2, lua: ACQUIRE });
+  redis.defineCommand('pwHostAcquire', { numberOfKeys: 3, lua: ACQUIRE });
 }
 
 /** Redis's clock in ms: leases are compared on one clock whatever the machines' clocks say. */
@@ -128,7 +136,7 @@ export class RedisPoliteness implements Politeness {
 
   async acquire(host: string, delayMs: number, signal: AbortSignal, maxInFlight: number): Promise<boolean> {
     const token = randomUUID();
-    const keys = [`pw:host:${host}:next`, `pw:host:${host}:slots`];
+    const keys = [`pw:host:${host}:next`, `pw:host:${host}:slots`, `pw:host:${host}:hold`];
     const limit = Math.min(this.maxPerHost, maxInFlight);
     while (!signal.aborted) {
       const wait = Number(
@@ -142,6 +150,14 @@ export class RedisPoliteness implements Politeness {
       tokens.push(token);
       this.held.set(host, tokens);
       await sleep(wait, signal);
+      // A hold that came while this request waited its turn (another worker's 429) holds it too.
+      for (
+        let left = await this.heldFor(host);
+        left > 0 && !signal.aborted;
+        left = await this.heldFor(host)
+      ) {
+        await sleep(left, signal);
+      }
       if (!signal.aborted) return true;
       this.release(host);
       return false;
@@ -154,8 +170,12 @@ export class RedisPoliteness implements Politeness {
     if (token) void this.redis.zrem(`pw:host:${host}:slots`, token).catch(() => undefined);
   }
 
+  private async heldFor(host: string): Promise<number> {
+    return Number(await run(this.redis, 'pwHostHeld', `pw:host:${host}:hold`));
+  }
+
   /** Every worker of the fleet waits: the host's next start is shared. */
   async hold(host: string, ms: number): Promise<void> {
-    await run(this.redis, 'pwHostHold', `pw:host:${host}:next`, Math.round(ms));
+    await run(this.redis, 'pwHostHold', `pw:host:${host}:hold`, Math.round(ms));
   }
 }
