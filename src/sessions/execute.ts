@@ -3,6 +3,7 @@ import { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import { checkLanguage } from './commands/language.js';
 import { runCommands } from './commands/run-commands.js';
+import { NodeSandbox } from './node-code/sandbox.js';
 import { drivePage } from './prompt-driver.js';
 import type { AskLlm, PromptLimits } from './prompt-driver.js';
 import type { BrowserSessions } from './sessions.js';
@@ -36,10 +37,12 @@ export interface ExecuteDeps {
   /** The server's LLM (OPENAI_BASE_URL, MODEL_NAME), for prompts; null without one. */
   ask: AskLlm | null;
   limits?: Partial<PromptLimits & { maxStdoutChars: number; maxStderrChars: number }>;
+  /** Where `node` code runs (made on first use when absent). */
+  sandbox?: NodeSandbox;
 }
 
 /** Seconds a request runs without a `timeout`: a script, and a prompt (several LLM calls). */
-const DEFAULT_TIMEOUT_S = { code: 30, prompt: 120 };
+const DEFAULT_TIMEOUT_S = { code: 30, node: 30, prompt: 120 };
 const MAX_STDOUT_CHARS = 1_000_000;
 const MAX_STDERR_CHARS = 64_000;
 /** Requests waiting for their session's page (one runs at a time). */
@@ -51,6 +54,7 @@ const MAX_QUEUED = 8;
  */
 export class SessionExecutor {
   private readonly turns = new Map<string, Gate>();
+  private sandbox: NodeSandbox | null = null;
 
   constructor(
     private readonly sessions: BrowserSessions,
@@ -58,7 +62,7 @@ export class SessionExecutor {
   ) {}
 
   /** The request's 400s: no code nor prompt, a prompt without the server's LLM, a language not served. */
-  check(req: ExecuteRequest): 'prompt' | 'code' {
+  check(req: ExecuteRequest): 'prompt' | 'code' | 'node' {
     if (req.prompt !== undefined && req.prompt.trim() !== '') {
       if (!this.deps.ask) {
         throw new BadRequestError(
@@ -69,13 +73,7 @@ export class SessionExecutor {
     }
     if (req.code === undefined || req.code.trim() === '')
       throw new BadRequestError('execute needs "code" (agent-browser commands) or "prompt"');
-    if (checkLanguage(req.language, this.deps) === 'node') {
-      throw new BadRequestError(
-        'language "node" is not served by this build yet: Playwright code in a child process would reach the ' +
-          "network on its own, around the SSRF guard the session's page goes through. " +
-          'Use language "bash" (agent-browser commands) or drive the session over CDP (cdpUrl)',
-      );
-    }
+    if (checkLanguage(req.language, this.deps) === 'node') return 'node';
     return 'code';
   }
 
@@ -83,12 +81,22 @@ export class SessionExecutor {
   async execute(id: string, req: ExecuteRequest, signal?: AbortSignal): Promise<ExecuteResult> {
     const kind = this.check(req);
     const seconds = req.timeout ?? DEFAULT_TIMEOUT_S[kind];
+    if (kind === 'node') await this.nodeSandbox().ensureAvailable();
     const turn = this.turnOf(id);
     try {
       return await turn.run(async () => {
         const deadline = Deadline.after(seconds * 1000, signal);
         try {
           return await this.sessions.withPage(id, async (page) => {
+            if (kind === 'node') {
+              const out = await this.nodeSandbox().run({
+                code: req.code!,
+                deadline,
+                connect: (client) => this.sessions.connectCdp(id, client),
+                ...this.bounds(),
+              });
+              return this.bounded(out);
+            }
             if (kind === 'code') {
               const out = await runCommands(page, req.code!, { deadline });
               return this.bounded({ ...out, result: null });
@@ -118,9 +126,20 @@ export class SessionExecutor {
     return turn;
   }
 
+  private nodeSandbox(): NodeSandbox {
+    this.sandbox ??= this.deps.sandbox ?? new NodeSandbox();
+    return this.sandbox;
+  }
+
+  private bounds(): { maxStdoutChars: number; maxStderrChars: number } {
+    return {
+      maxStdoutChars: this.deps.limits?.maxStdoutChars ?? MAX_STDOUT_CHARS,
+      maxStderrChars: this.deps.limits?.maxStderrChars ?? MAX_STDERR_CHARS,
+    };
+  }
+
   private bounded(out: Omit<ExecuteResult, 'killed' | 'truncated'>): ExecuteResult {
-    const maxOut = this.deps.limits?.maxStdoutChars ?? MAX_STDOUT_CHARS;
-    const maxErr = this.deps.limits?.maxStderrChars ?? MAX_STDERR_CHARS;
+    const { maxStdoutChars: maxOut, maxStderrChars: maxErr } = this.bounds();
     const truncated = out.stdout.length > maxOut || out.stderr.length > maxErr;
     return {
       ...out,

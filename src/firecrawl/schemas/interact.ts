@@ -13,7 +13,9 @@ export const FcExecuteBody = Type.Object(
     code: Opt(
       Type.String({
         maxLength: 100_000,
-        description: 'A script of agent-browser commands (one a line, && chains); `code` or `prompt`.',
+        description:
+          'A script of agent-browser commands (one a line, && chains), or with `language: "node"` the body of an ' +
+          'async function given `page`, `context` and `browser`; `code` or `prompt`.',
       }),
     ),
     prompt: Opt(
@@ -26,7 +28,8 @@ export const FcExecuteBody = Type.Object(
     language: Opt(
       Type.Union([Type.Literal('bash'), Type.Literal('node'), Type.Literal('python')], {
         description:
-          '`bash` (agent-browser commands). `node` and `python` are not served by this build (400).',
+          '`bash` (agent-browser commands); `node` (Playwright code in a sandboxed process) when the operator ' +
+          'sets BROWSER_EXECUTE_CODE=true, else a 400; `python` is not served (400).',
       }),
     ),
     timeout: Opt(
