@@ -11,7 +11,7 @@ export const TRANSIENT_STATUSES: ReadonlySet<number> = new Set([408, 429, 502, 5
 export const THROTTLE_STATUSES: ReadonlySet<number> = new Set([429, 503]);
 
 /** The first retry waits about this long; each further one twice as long as the one before. */
-export const BACKOFF_BASE_MS = 500;
+export const BACKOFF_BASE_MS = 250;
 /** The longest backoff (a target's Retry-After may ask for longer, up to MAX_RETRY_AFTER_MS). */
 export const BACKOFF_MAX_MS = 30_000;
 

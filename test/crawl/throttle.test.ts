@@ -58,26 +58,12 @@ describe('retry timing', () => {
   });
 
   test('exponential backoff with equal jitter, never shorter than Retry-After', () => {
-    assert.equal(
-      retryDelayMs(1, null, () => 0),
-      250,
-    );
-    assert.equal(
-      retryDelayMs(1, null, () => 1),
-      500,
-    );
-    assert.equal(
-      retryDelayMs(3, null, () => 1),
-      2000,
-    );
-    assert.equal(
-      retryDelayMs(20, null, () => 1),
-      30_000,
-      'capped',
-    );
-    assert.equal(
-      retryDelayMs(1, 2000, () => 1),
-      2000,
-    );
+    const never = (): number => 0;
+    const always = (): number => 1;
+    assert.equal(retryDelayMs(1, null, never), 125, 'the first retry: half of 250 ms fixed');
+    assert.equal(retryDelayMs(1, null, always), 250);
+    assert.equal(retryDelayMs(3, null, always), 1000);
+    assert.equal(retryDelayMs(20, null, always), 30_000, 'capped');
+    assert.equal(retryDelayMs(1, 2000, always), 2000);
   });
 });
