@@ -315,7 +315,9 @@ describe(
     });
 
     test('Redis unreachable at start: the process exits with a clear message', async () => {
-      const port = await freePort();
+      // Port 1: nobody listens there. A port found free a moment ago may be a Redis of a test file running
+      // beside this one by the time the worker connects, and the worker would then start and run on.
+      const port = 1;
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
         env: { ...process.env, REDIS_URL: `redis://127.0.0.1:${port}`, LOG_LEVEL: 'error' },
         stdio: ['ignore', 'ignore', 'pipe'],
