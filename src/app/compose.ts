@@ -76,6 +76,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
   const proxies = new Proxies(config.proxies, guard, { log });
   const llm = new LlmClient(guard, proxies.serviceRoute(true));
   const metrics = new Metrics();
+  llm.onUsage((purpose, usage) => metrics.llmUsed(purpose, usage));
   const http = new HttpEngine({
     ...guard,
     maxResponseBytes: config.maxResponseBytes,

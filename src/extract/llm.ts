@@ -4,6 +4,8 @@ import type { Deadline } from '../lib/deadline.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { ProxyRoute } from '../lib/proxy-route.js';
+import { toolChatAnswer, toolChatBody, usageOf } from './llm-wire.js';
+import type { ChatAnswer, ChatMessage, LlmUsage, ToolDefinition } from './llm-wire.js';
 
 export interface LlmEndpoint {
   baseUrl: string;
@@ -18,7 +20,12 @@ export interface LlmPrompt {
   input: string;
   /** JSON Schema the answer must follow (sent as structured-output format when given). */
   schema?: Record<string, unknown> | boolean;
+  /** What the call is for, as the token metrics label it (`format`, `extract`, `agent`...). */
+  purpose?: string;
 }
+
+/** Hears the tokens of every answer: the metrics, a run's budget. */
+export type UsageListener = (purpose: string, usage: LlmUsage) => void;
 
 export type LlmApi = 'chat' | 'responses';
 
@@ -135,6 +142,7 @@ function answerText(api: LlmApi, body: unknown): string {
  */
 export class LlmClient {
   private readonly agent: Agent;
+  private readonly listeners: UsageListener[] = [];
 
   constructor(
     private readonly guard: GuardOptions,
@@ -144,12 +152,48 @@ export class LlmClient {
     this.agent = new Agent({ connect: { lookup: guardedLookup(guard) }, keepAliveTimeout: 10_000 });
   }
 
+  /** Every answer's tokens go to `listener` (the metrics and the token-usage route count them). */
+  onUsage(listener: UsageListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** One prompt, one text answer (structured output when the prompt has a schema). */
   async complete(endpoint: LlmEndpoint, prompt: LlmPrompt, deadline: Deadline): Promise<string> {
     const { url, api } = resolveEndpoint(endpoint.baseUrl);
+    const body = api === 'chat' ? chatBody(endpoint.model, prompt) : responsesBody(endpoint.model, prompt);
+    const json = await this.post(url, endpoint, body, deadline);
+    this.heard(prompt.purpose ?? 'other', usageOf(json));
+    return answerText(api, json);
+  }
+
+  /** One turn of a tool-calling conversation: the model's text and the tools it asks to run, with the usage. */
+  async chat(
+    endpoint: LlmEndpoint,
+    messages: ChatMessage[],
+    tools: ToolDefinition[],
+    deadline: Deadline,
+    purpose: string,
+  ): Promise<ChatAnswer> {
+    const { url, api } = resolveEndpoint(endpoint.baseUrl);
+    const json = await this.post(url, endpoint, toolChatBody(api, endpoint.model, messages, tools), deadline);
+    const answer = toolChatAnswer(api, json);
+    this.heard(purpose, answer.usage);
+    return answer;
+  }
+
+  private heard(purpose: string, usage: LlmUsage): void {
+    for (const listener of this.listeners) listener(purpose, usage);
+  }
+
+  private async post(
+    url: URL,
+    endpoint: LlmEndpoint,
+    body: Record<string, unknown>,
+    deadline: Deadline,
+  ): Promise<unknown> {
     assertTargetAllowed(url, this.guard);
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
-    const body = api === 'chat' ? chatBody(endpoint.model, prompt) : responsesBody(endpoint.model, prompt);
     let response;
     try {
       const options = {
@@ -172,13 +216,11 @@ export class LlmClient {
     if (response.statusCode >= 400) {
       throw new LlmError(`LLM endpoint ${url.host} answered HTTP ${response.statusCode}`);
     }
-    let json: unknown;
     try {
-      json = JSON.parse(text);
+      return JSON.parse(text);
     } catch {
       throw new LlmError(`LLM endpoint ${url.host} did not answer with JSON`);
     }
-    return answerText(api, json);
   }
 
   async close(): Promise<void> {

@@ -298,9 +298,13 @@ export async function fcQueueStatus(fc: FirecrawlDeps) {
   };
 }
 
-/** GET /v{1,2}/team/credit-usage (and token-usage): a self-hosted server counts no credits. */
-export function fcUsage(unit: 'Credits' | 'Tokens') {
+/**
+ * GET /v{1,2}/team/credit-usage (and token-usage): a self-hosted server counts no credits and never runs out;
+ * token-usage adds the LLM tokens this process used since it started (`tokensUsed`).
+ */
+export function fcUsage(unit: 'Credits' | 'Tokens', tokensUsed: number) {
   const snake = unit === 'Credits' ? 'credits' : 'tokens';
+  const used: Record<string, number> = unit === 'Tokens' ? { tokensUsed, tokens_used: tokensUsed } : {};
   return {
     success: true as const,
     data: {
@@ -308,6 +312,7 @@ export function fcUsage(unit: 'Credits' | 'Tokens') {
       [`plan${unit}`]: UNLIMITED,
       [`remaining_${snake}`]: UNLIMITED,
       [`plan_${snake}`]: UNLIMITED,
+      ...used,
       billingPeriodStart: null,
       billingPeriodEnd: null,
     },

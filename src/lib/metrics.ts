@@ -83,6 +83,14 @@ export class Metrics {
     labelNames: ['cause'] as const,
     registers: [this.registry],
   });
+  private readonly llmTokens = new Counter({
+    name: 'pagewright_llm_tokens_total',
+    help: "Tokens of the server LLM's answers, by purpose (format, extract, llmstxt, agent, session, crawl_prompt...) and kind (prompt, completion)",
+    labelNames: ['purpose', 'kind'] as const,
+    registers: [this.registry],
+  });
+  /** Tokens counted since the process started (Firecrawl's token-usage route reads them). */
+  private tokensSoFar = 0;
   private readonly cdpRefusals = new Counter({
     name: 'pagewright_cdp_messages_refused_total',
     help: "CDP commands of browser sessions' clients refused by the CDP proxy's filter",
@@ -166,6 +174,17 @@ export class Metrics {
 
   sessionEnded(cause: string): void {
     this.sessionsEnded.inc({ cause });
+  }
+
+  llmUsed(purpose: string, usage: { prompt: number; completion: number }): void {
+    if (usage.prompt > 0) this.llmTokens.inc({ purpose, kind: 'prompt' }, usage.prompt);
+    if (usage.completion > 0) this.llmTokens.inc({ purpose, kind: 'completion' }, usage.completion);
+    this.tokensSoFar += usage.prompt + usage.completion;
+  }
+
+  /** LLM tokens used by this process since it started. */
+  get tokensUsed(): number {
+    return this.tokensSoFar;
   }
 
   cdpRefused(): void {

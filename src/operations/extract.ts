@@ -132,6 +132,7 @@ async function extractOne(
       instructions: `You extract structured data from a web page. Answer with a single JSON object and nothing else.${schemaText ? ' It must be valid against the JSON Schema given.' : ''}`,
       input: `${body.prompt ?? 'Extract the data described by the schema from this page.'}${schemaText}\n\nURL: ${url}\n\nPage content (Markdown):\n${markdown}`,
       schema: body.schema as CallerSchema,
+      purpose: 'extract',
     },
     deadline,
   );

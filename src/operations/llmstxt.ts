@@ -76,6 +76,7 @@ async function describeWithLlm(
           instructions:
             'You write llms.txt entries. For each page, write one plain sentence (at most 25 words) saying what the page offers a reader. Answer with JSON only: {"descriptions":[{"url":"...","description":"..."}]}.',
           input: listing,
+          purpose: 'llmstxt',
         },
         Deadline.after(PAGE_TIMEOUT_MS * 2, signal),
       );

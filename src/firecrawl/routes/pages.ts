@@ -79,11 +79,14 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         {
           schema: {
             tags,
-            summary: `${unit} left (not counted on a self-hosted server)`,
+            summary:
+              unit === 'Tokens'
+                ? 'Tokens left (never running out on a self-hosted server) and the LLM tokens this process used'
+                : 'Credits left (not counted on a self-hosted server)',
             response: { 200: FcUsageReply, ...fcErrors },
           },
         },
-        async () => fcUsage(unit),
+        async () => fcUsage(unit, app.firecrawl.services.metrics.tokensUsed),
       );
     }
     app.get(
