@@ -30,6 +30,7 @@ const EVENT_PREFIX: Record<JobKind, string> = {
   batch_scrape: 'batch_scrape',
   extract: 'extract',
   llmstxt: 'llmstxt',
+  agent: 'agent',
 };
 
 /** The job operations a Firecrawl task runs, outside the request gates (jobs have MAX_RUNNING_JOBS). */

@@ -4,7 +4,7 @@ import type { Frontier } from '../crawl/frontier.js';
 import type { Politeness } from '../crawl/politeness.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
-import type { JobKind, JobRecord, JobStore } from './stores/job-store.js';
+import type { JobKind, JobRecord, JobStore, RecentFilter } from './stores/job-store.js';
 import { FINAL_STATES } from './stores/job-store.js';
 import { MemoryJobStore } from './stores/memory-job-store.js';
 import { Gate } from '../lib/gate.js';
@@ -47,8 +47,11 @@ export type WebhookEvents = (
   extra: { data?: unknown[]; error?: string },
 ) => { type: string; body: Record<string, unknown> };
 
-/** Runs a job that produces one value (extract, llms.txt) from its stored request. */
-export type TaskRunner = (request: unknown, signal: AbortSignal) => Promise<unknown>;
+/**
+ * Runs a job that produces one value (extract, llms.txt, an agent run) from its stored request; `jobId` is where
+ * a run that records its steps (the agent) keeps them, so that a resumed run replays instead of repeating.
+ */
+export type TaskRunner = (request: unknown, signal: AbortSignal, jobId: string) => Promise<unknown>;
 
 /** Turns a page into the stored document of a job (the shape of the surface that started it). */
 export type DocumentShaper = (
@@ -149,8 +152,8 @@ export class JobManager {
   }
 
   /** Listed jobs in any state, newest first (the operators' jobs view). */
-  recent(limit: number): Promise<JobRecord[]> {
-    return this.store.recent(limit);
+  recent(limit: number, filter?: RecentFilter): Promise<JobRecord[]> {
+    return this.store.recent(limit, filter);
   }
 
   /** Worker processes alive in the fleet; null when this process works the jobs itself. */
@@ -369,7 +372,7 @@ export class JobManager {
       else {
         const runner = this.deps.tasks[job.kind];
         if (!runner) throw new StoreUnavailableError(`No runner for ${job.kind} jobs`);
-        result = await runner(job.request, signal);
+        result = await runner(job.request, signal, job.id);
       }
       if (stoppedByUs()) return;
       outcome = signal.aborted ? failure(signal.reason) : { state: 'completed', result };

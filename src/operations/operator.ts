@@ -8,12 +8,19 @@ const STATUS_PATH: Record<JobRecord['kind'], string> = {
   batch_scrape: '/v2/batch/scrape/',
   extract: '/v2/extract/',
   llmstxt: '/v1/llmstxt/',
+  agent: '/v2/agent/',
 };
 
 /** The URL a job is about, whatever its kind's request looks like. */
 function targetOf(request: unknown): string | null {
-  const r = (request ?? {}) as { spec?: { seeds?: unknown[] }; url?: unknown; urls?: unknown[] };
-  const candidate = r.spec?.seeds?.[0] ?? r.url ?? r.urls?.[0];
+  const r = (request ?? {}) as {
+    spec?: { seeds?: unknown[] };
+    url?: unknown;
+    urls?: unknown[];
+    prompt?: unknown;
+  };
+  // An agent run without seed URLs is about its prompt.
+  const candidate = r.spec?.seeds?.[0] ?? r.url ?? r.urls?.[0] ?? r.prompt;
   return typeof candidate === 'string' ? candidate : null;
 }
 

@@ -9,6 +9,7 @@ export const JobSummary = Type.Object({
     Type.Literal('batch_scrape'),
     Type.Literal('extract'),
     Type.Literal('llmstxt'),
+    Type.Literal('agent'),
   ]),
   state: Type.Union([
     Type.Literal('scraping'),

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Frontier, FrontierItem } from '../../src/crawl/frontier.js';
 import { isFinished } from '../../src/crawl/frontier.js';
-import type { JobStore } from '../../src/jobs/stores/job-store.js';
+import type { JobKind, JobStore } from '../../src/jobs/stores/job-store.js';
 
 /** An adapter under test; `reopen` simulates a crash and restart (absent for in-memory adapters). */
 export interface StoreHarness {
@@ -20,9 +20,9 @@ export interface FrontierHarness {
   close(): Promise<void>;
 }
 
-const newJob = (over: Partial<{ listed: boolean; total: number }> = {}) => ({
+const newJob = (over: Partial<{ listed: boolean; total: number; kind: JobKind }> = {}) => ({
   id: randomUUID(),
-  kind: 'crawl' as const,
+  kind: 'crawl' as JobKind,
   request: { url: 'https://a.test/' },
   listed: true,
   total: 0,
@@ -130,6 +130,24 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
         (await h.store.recent(1)).map((j) => j.id),
         [ended.id],
       );
+      await tick();
+      const agents = [await h.store.create(newJob({ kind: 'agent' }))];
+      await tick();
+      agents.unshift(await h.store.create(newJob({ kind: 'agent' })));
+      assert.deepEqual(
+        (await h.store.recent(10, { kind: 'agent' })).map((j) => j.id),
+        agents.map((j) => j.id),
+        'one kind, newest first',
+      );
+      assert.deepEqual(
+        (await h.store.recent(10, { kind: 'agent', before: agents[0]!.createdAt })).map((j) => j.id),
+        [agents[1]!.id],
+        'created before a time',
+      );
+      assert.deepEqual(
+        (await h.store.recent(10, { before: agents[1]!.createdAt })).map((j) => j.id),
+        [ended.id, running.id],
+      );
       await new Promise((resolve) => setTimeout(resolve, 120));
       assert.ok((await h.store.purgeExpired(Date.now())) >= 1);
       assert.equal(await h.store.get(ended.id), null);
@@ -137,7 +155,7 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       assert.deepEqual((await h.store.documents(ended.id, 0, 10, 1e9)).documents, []);
       assert.deepEqual(
         (await h.store.recent(10)).map((j) => j.id),
-        [running.id],
+        [...agents.map((j) => j.id), running.id],
       );
     });
 

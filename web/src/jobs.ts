@@ -4,7 +4,7 @@ import { sessionsPanel } from './sessions.js';
 
 export interface JobSummary {
   id: string;
-  kind: 'crawl' | 'batch_scrape' | 'extract' | 'llmstxt';
+  kind: 'crawl' | 'batch_scrape' | 'extract' | 'llmstxt' | 'agent';
   state: 'scraping' | 'completed' | 'failed' | 'cancelled';
   url: string | null;
   total: number;
@@ -20,6 +20,7 @@ const KIND_NAMES: Record<JobSummary['kind'], string> = {
   batch_scrape: 'batch scrape',
   extract: 'extract',
   llmstxt: 'llms.txt',
+  agent: 'agent',
 };
 
 export const stateBadge = (state: string): HTMLSpanElement =>

@@ -1,5 +1,6 @@
 /** What a job does; each kind has its own request and result shapes. */
-export type JobKind = 'crawl' | 'batch_scrape' | 'extract' | 'llmstxt';
+export const JOB_KINDS = ['crawl', 'batch_scrape', 'extract', 'llmstxt', 'agent'] as const;
+export type JobKind = (typeof JOB_KINDS)[number];
 
 /** `scraping` until it ends; the three others are final (Firecrawl's names, which its SDKs poll for). */
 export type JobState = 'scraping' | 'completed' | 'failed' | 'cancelled';
@@ -53,6 +54,13 @@ export interface JobError {
   attempts: number;
 }
 
+/** Which listed jobs `recent` answers: of one kind, created before a time (ms). */
+export interface RecentFilter {
+  kind?: JobKind;
+  /** Only jobs created strictly before this time (paging: the last answer's oldest `createdAt`). */
+  before?: number;
+}
+
 export interface DocumentPage {
   /** Document bodies as stored (JSON text), in the order they were produced. */
   documents: string[];
@@ -77,8 +85,8 @@ export interface JobStore {
   get(id: string): Promise<JobRecord | null>;
   /** Listed jobs still in `scraping`. */
   active(): Promise<JobRecord[]>;
-  /** Listed jobs in any state, newest first, at most `limit` (the operators' jobs view). */
-  recent(limit: number): Promise<JobRecord[]>;
+  /** Listed jobs in any state, newest first, at most `limit` (the operators' jobs view, the agent list). */
+  recent(limit: number, filter?: RecentFilter): Promise<JobRecord[]>;
   /** Sets `total` (never below `completed`). */
   setTotal(id: string, total: number): Promise<void>;
   /** Stores a document unless one exists for (id, url); true when stored. */

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { DocumentPage, JobError, JobRecord, JobState, JobStore, NewJob } from './job-store.js';
+import type {
+  DocumentPage,
+  JobError,
+  JobRecord,
+  JobState,
+  JobStore,
+  NewJob,
+  RecentFilter,
+} from './job-store.js';
 
 interface Entry {
   job: JobRecord;
@@ -58,10 +66,15 @@ export class MemoryJobStore implements JobStore {
     );
   }
 
-  recent(limit: number): Promise<JobRecord[]> {
+  recent(limit: number, filter: RecentFilter = {}): Promise<JobRecord[]> {
     return Promise.resolve(
       [...this.jobs.values()]
-        .filter((e) => e.job.listed)
+        .filter(
+          (e) =>
+            e.job.listed &&
+            (filter.kind === undefined || e.job.kind === filter.kind) &&
+            (filter.before === undefined || e.job.createdAt < filter.before),
+        )
         .map((e) => ({ ...e.job }))
         .sort((a, b) => b.createdAt - a.createdAt)
         .slice(0, limit),

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../errors.js';
-import type { DocumentPage, JobError, JobRecord, JobState, JobStore, NewJob } from './job-store.js';
+import { JOB_KINDS } from './job-store.js';
+import type {
+  DocumentPage,
+  JobError,
+  JobRecord,
+  JobState,
+  JobStore,
+  NewJob,
+  RecentFilter,
+} from './job-store.js';
 import { storeError } from './sqlite.js';
 
 /**
@@ -21,6 +30,8 @@ const k = {
   ended: 'pw:jobs:ended',
   /** Listed jobs by creation time, for the jobs view; an id whose job expired is dropped when met. */
   listed: 'pw:jobs:listed',
+  /** The same, for one kind of job (the agent list and its threads). */
+  listedOfKind: (kind: string) => `pw:jobs:listed:${kind}`,
 };
 
 const jobKeys = (id: string): string[] => [
@@ -120,7 +131,8 @@ export class RedisJobStore implements JobStore {
     };
     return this.call(async () => {
       const multi = this.redis.multi().hset(k.job(job.id), fields).sadd(k.running, job.id);
-      if (job.listed) multi.sadd(k.active, job.id).zadd(k.listed, now, job.id);
+      if (job.listed)
+        multi.sadd(k.active, job.id).zadd(k.listed, now, job.id).zadd(k.listedOfKind(job.kind), now, job.id);
       await multi.exec();
       return toJob(fields);
     });
@@ -143,12 +155,20 @@ export class RedisJobStore implements JobStore {
     });
   }
 
-  recent(limit: number): Promise<JobRecord[]> {
+  recent(limit: number, filter: RecentFilter = {}): Promise<JobRecord[]> {
     return this.call(async () => {
-      const ids = await this.redis.zrevrange(k.listed, 0, limit - 1);
+      const key = filter.kind === undefined ? k.listed : k.listedOfKind(filter.kind);
+      const ids = await this.redis.zrevrangebyscore(
+        key,
+        filter.before === undefined ? '+inf' : `(${filter.before}`,
+        '-inf',
+        'LIMIT',
+        0,
+        limit,
+      );
       const jobs = await Promise.all(ids.map((id) => this.get(id)));
       const gone = ids.filter((_, i) => jobs[i] === null);
-      if (gone.length > 0) await this.redis.zrem(k.listed, ...gone);
+      if (gone.length > 0) await this.redis.zrem(key, ...gone);
       return jobs.filter((j): j is JobRecord => j !== null);
     });
   }
@@ -285,6 +305,7 @@ export class RedisJobStore implements JobStore {
         await this.redis.del(...jobKeys(id));
         await this.redis.zrem(k.ended, id);
         await this.redis.zrem(k.listed, id);
+        for (const kind of JOB_KINDS) await this.redis.zrem(k.listedOfKind(kind), id);
       }
       return ids.length;
     });

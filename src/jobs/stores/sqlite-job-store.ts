@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { DocumentPage, JobError, JobRecord, JobState, JobStore, NewJob } from './job-store.js';
+import type {
+  DocumentPage,
+  JobError,
+  JobRecord,
+  JobState,
+  JobStore,
+  NewJob,
+  RecentFilter,
+} from './job-store.js';
 import { AppError } from '../../errors.js';
 import type { SqliteDb } from './sqlite.js';
 import { prepare, storeError } from './sqlite.js';
@@ -59,7 +67,12 @@ export class SqliteJobStore implements JobStore {
       active: p(
         `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'scraping' AND listed = 1 ORDER BY created_at`,
       ),
-      recent: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE listed = 1 ORDER BY created_at DESC LIMIT ?`),
+      recent: p(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE listed = 1 AND created_at < ? ORDER BY created_at DESC LIMIT ?`,
+      ),
+      recentOfKind: p(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE listed = 1 AND kind = ? AND created_at < ? ORDER BY created_at DESC LIMIT ?`,
+      ),
       setTotal: p('UPDATE jobs SET total = max(?, completed), updated_at = ? WHERE id = ?'),
       addDoc: p(
         'INSERT INTO documents (job_id, seq, url, bytes, body) VALUES (?, (SELECT completed FROM jobs WHERE id = ?), ?, ?, ?) ON CONFLICT (job_id, url) DO NOTHING',
@@ -141,8 +154,14 @@ export class SqliteJobStore implements JobStore {
     return this.read(() => (this.q.active.all() as Row[]).map(toJob));
   }
 
-  recent(limit: number): Promise<JobRecord[]> {
-    return this.read(() => (this.q.recent.all(limit) as Row[]).map(toJob));
+  recent(limit: number, filter: RecentFilter = {}): Promise<JobRecord[]> {
+    const before = filter.before ?? Number.MAX_SAFE_INTEGER;
+    return this.read(() =>
+      (filter.kind === undefined
+        ? (this.q.recent.all(before, limit) as Row[])
+        : (this.q.recentOfKind.all(filter.kind, before, limit) as Row[])
+      ).map(toJob),
+    );
   }
 
   setTotal(id: string, total: number): Promise<void> {
