@@ -13,6 +13,7 @@ import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
 import { GuardedProxy } from './browser-proxy.js';
 import type { Lane, Upstream } from './browser-proxy.js';
 import { captureHtml } from './browser-capture.js';
+import { readBranding } from './browser-branding.js';
 import { removeConsentWalls } from './browser-consent.js';
 import type { BrowserAction } from './browser-actions.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
@@ -37,6 +38,8 @@ export interface BrowserRequest extends FetchRequest {
   waitForSelector?: string;
   actions?: BrowserAction[];
   screenshot?: { type: 'png' | 'jpeg'; fullPage: boolean };
+  /** Read the computed styles the branding format is made of. */
+  branding?: boolean;
   /** Refuse requests to ad and tracker hosts (default true). */
   blockAds?: boolean;
   /** Inline iframe documents where they stand (default true; off when the request excludes `iframe`). */
@@ -395,6 +398,7 @@ export class BrowserEngine implements Engine {
       maxChars: this.options.maxHtmlChars,
     });
     notAnErrorPage();
+    const branding = req.branding ? await readBranding(page) : undefined;
     const shot = req.screenshot;
     const screenshot = shot
       ? `data:image/${shot.type};base64,${(
@@ -415,6 +419,7 @@ export class BrowserEngine implements Engine {
       body: Buffer.from(html, 'utf8'),
       redirects,
       screenshot,
+      ...(branding !== undefined ? { branding } : {}),
       ...(producesOutput(req.actions) ? { actions: outputs } : {}),
     };
   }

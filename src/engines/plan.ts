@@ -8,6 +8,8 @@ export interface PageNeeds {
   waitFor: boolean;
   waitForSelector: boolean;
   actions: boolean;
+  /** The branding format: computed styles, which only a rendered page has. */
+  branding?: boolean;
 }
 
 export interface EnginePlan {
@@ -22,6 +24,7 @@ function browserFields(needs: PageNeeds): string[] {
   if (needs.waitFor) fields.push('waitFor');
   if (needs.waitForSelector) fields.push('waitForSelector');
   if (needs.actions) fields.push('actions');
+  if (needs.branding) fields.push('branding');
   return fields;
 }
 

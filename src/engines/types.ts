@@ -2,6 +2,7 @@ import type { ActionOutputs } from './browser-actions.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { ProxyTier } from '../lib/proxy-pool.js';
 import type { CookieJarHandle } from './cookie-jar.js';
+import type { BrandingSample } from '../content/branding-profile.js';
 
 /** What a caller wants fetched; engines never see formats or Markdown. */
 export interface FetchRequest {
@@ -38,6 +39,8 @@ export interface FetchedPage {
   screenshot?: string;
   /** What the browser actions produced (screenshots, scrapes, script results, PDFs), when any was asked. */
   actions?: ActionOutputs;
+  /** The page's computed styles for the branding format (browser engine, when asked); null when unreadable. */
+  branding?: BrandingSample | null;
 }
 
 export interface Engine {

@@ -5,6 +5,7 @@ import { checkSchemaBounds } from '../extract/schema-bounds.js';
 import type { FormatName } from '../schemas/common.js';
 import type { FcScrapeOptions } from './schemas/jobs.js';
 import type { BrowserAction, ScrapeOptions } from '../schemas/scrape.js';
+import type { DocumentLayoutOption } from '../schemas/document-layout.js';
 import type { ChangeTrackingRequest } from '../operations/change-tracking.js';
 import type { PageCapabilities, PageExtras } from './page-extras.js';
 import { checkPageOptions } from '../pipeline/fetch-page.js';
@@ -20,6 +21,7 @@ const PAGE_FORMATS = new Set<string>([
   'images',
   'screenshot',
   'screenshot@fullPage',
+  'branding',
 ]);
 const LLM_FORMATS = new Set(['json', 'extract', 'summary']);
 const KNOWN_FORMATS = [...PAGE_FORMATS, ...LLM_FORMATS, 'changeTracking'];
@@ -222,11 +224,16 @@ function languagesOf(o: FcScrapeOptions, prefix: string): string | undefined {
 }
 
 /**
- * Firecrawl's `parsers`: `"pdf"` or `{type: "pdf", maxPages, mode}`; PDFs are parsed whether or not it is
- * given, so what it can change here is the page limit. Other parser types are refused.
+ * Firecrawl's `parsers`: `"pdf"` or `{type: "pdf", maxPages, mode, pages, pageMarkdown, blocks, pageMarkers}`.
+ * PDFs are parsed whether or not it is given; what it changes here is the page limit and what comes besides
+ * the Markdown (`pageMarkdown` is Firecrawl's older name of `pages`). Other parser types are refused.
  */
-function documentPagesOf(o: FcScrapeOptions, prefix: string): number | undefined {
-  let pages: number | undefined;
+function documentParsingOf(
+  o: FcScrapeOptions,
+  prefix: string,
+): { maxPages?: number; layout?: DocumentLayoutOption } {
+  let maxPages: number | undefined;
+  const layout: DocumentLayoutOption = {};
   for (const [i, parser] of (o.parsers ?? []).entries()) {
     const field = `${prefix}parsers[${i}]`;
     const p = typeof parser === 'string' ? { type: parser } : (parser as Record<string, unknown>);
@@ -235,10 +242,15 @@ function documentPagesOf(o: FcScrapeOptions, prefix: string): number | undefined
     if (p.maxPages !== undefined) {
       if (!Number.isInteger(p.maxPages) || (p.maxPages as number) < 1)
         refuse(`${field}.maxPages`, 'must be a positive integer');
-      pages = p.maxPages as number;
+      maxPages = p.maxPages as number;
+    }
+    for (const key of ['pages', 'pageMarkdown', 'blocks', 'pageMarkers'] as const) {
+      if (p[key] === undefined) continue;
+      if (typeof p[key] !== 'boolean') refuse(`${field}.${key}`, 'must be a boolean');
+      if (p[key]) layout[key === 'pageMarkdown' ? 'pages' : key] = true;
     }
   }
-  return pages;
+  return { maxPages, ...(Object.keys(layout).length > 0 ? { layout } : {}) };
 }
 
 /**
@@ -273,6 +285,7 @@ export function scrapeOptionsOf(
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
   refuseRetention(o.zeroDataRetention, `${prefix}zeroDataRetention`);
   const { formats, extras } = formatsOf(o, prefix, caps);
+  const parsing = documentParsingOf(o, prefix);
   const languages = languagesOf(o, prefix);
   const headers =
     languages && !Object.keys(o.headers ?? {}).some((h) => h.toLowerCase() === 'accept-language')
@@ -291,7 +304,8 @@ export function scrapeOptionsOf(
     skipTlsVerification: o.skipTlsVerification,
     removeBase64Images: o.removeBase64Images,
     blockAds: o.blockAds,
-    maxDocumentPages: documentPagesOf(o, prefix),
+    maxDocumentPages: parsing.maxPages,
+    documentLayout: parsing.layout,
     profile: o.profile,
     proxy,
   };

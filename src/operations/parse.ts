@@ -30,7 +30,7 @@ export interface UploadedFile {
 /** What a parse may ask for: the page formats and selection, as a scrape. */
 export type ParseOptions = Pick<
   ParseBody,
-  'formats' | 'onlyMainContent' | 'includeTags' | 'excludeTags' | 'maxDocumentPages'
+  'formats' | 'onlyMainContent' | 'includeTags' | 'excludeTags' | 'maxDocumentPages' | 'documentLayout'
 >;
 
 /**
@@ -45,6 +45,8 @@ export async function parseFile(
 ): Promise<PageDocument> {
   const { bytes } = file;
   if (bytes.length === 0) throw new BadRequestError('file: empty');
+  if (options.formats?.includes('branding'))
+    throw new BadRequestError('formats: branding reads a page rendered in the browser; an upload is not');
   if (bytes.length > deps.maxBytes) {
     throw new TargetTooLargeError(
       `${file.filename} is ${bytes.length} bytes; at most ${deps.maxBytes} (MAX_RESPONSE_BYTES)`,
@@ -66,6 +68,7 @@ export async function parseFile(
       excludeTags: options.excludeTags,
       detectionReason: null,
       maxDocumentPages: options.maxDocumentPages,
+      documentLayout: options.documentLayout,
     },
     deadline,
   );

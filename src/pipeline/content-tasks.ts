@@ -4,6 +4,7 @@ import type { FetchedPage } from '../engines/types.js';
 import { parseResultsPage } from '../search/providers/duckduckgo.js';
 import type { SearchHit } from '../search/types.js';
 import { isPdf, pdfToHtml } from '../content/documents/pdf.js';
+import { documentLayout } from '../content/documents/pdf-layout.js';
 import { officeKindOf, officeToHtml } from '../content/documents/office.js';
 import type { OfficeKind } from '../content/documents/office.js';
 import { BadRequestError, UnsupportedContentError } from '../errors.js';
@@ -53,13 +54,15 @@ async function renderDocument(
   if (options.cssExtract) {
     throw new UnsupportedContentError(`CSS selectors do not apply to ${name}: use extract's llm mode`);
   }
+  const asked = options.documentLayout ?? {};
+  const layout = asked.pages === true || asked.blocks === true || asked.pageMarkers === true;
   const converted =
     kind === 'pdf'
       ? {
-          ...(await pdfToHtml(page.body, options.maxDocumentPages ?? 500, maxBytes)),
+          ...(await pdfToHtml(page.body, options.maxDocumentPages ?? 500, maxBytes, layout)),
           mediaType: 'application/pdf',
         }
-      : { ...(await officeToHtml(page.body, kind, maxBytes)), created: null };
+      : { ...(await officeToHtml(page.body, kind, maxBytes)), created: null, layout: null };
   const rendered = renderPage(
     {
       ...page,
@@ -76,6 +79,13 @@ async function renderDocument(
   m.author = converted.author;
   if (kind === 'pdf') m.creationDate = converted.created;
   if (converted.warning) m.warning = converted.warning;
+  if (converted.layout) {
+    const { pages, blocks, markedMarkdown } = documentLayout(converted.layout, asked, new URL(page.url));
+    if (pages) rendered.document.pages = pages;
+    if (blocks) rendered.document.blocks = blocks;
+    if (markedMarkdown !== undefined && rendered.document.markdown !== undefined)
+      rendered.document.markdown = markedMarkdown;
+  }
   return rendered;
 }
 

@@ -100,6 +100,7 @@ export function checkPageOptions(options: ScrapeOptions, browserAvailable: boole
       waitFor: (options.waitFor ?? 0) > 0,
       waitForSelector: options.waitForSelector !== undefined,
       actions: (options.actions?.length ?? 0) > 0,
+      branding: formats.includes('branding'),
     },
     browserAvailable,
   );
@@ -230,6 +231,7 @@ async function renderWithRetries(
         waitForSelector: options.waitForSelector,
         actions: options.actions,
         screenshot,
+        branding: formats.includes('branding'),
         session: req.session,
         cookies: deps.cookies,
         proxy: proxies.tier,
@@ -257,6 +259,7 @@ async function renderWithRetries(
         limits: deps.treeLimits,
         cssExtract: req.cssExtract,
         maxDocumentPages: options.maxDocumentPages,
+        documentLayout: options.documentLayout,
       },
       deadline,
     );

@@ -8,9 +8,11 @@ import type { TreeLimits } from '../content/parse/parse.js';
 import type { AnyNode } from '../content/parse/dom.js';
 import { extractWithSelectors } from '../extract/css.js';
 import { textDocument } from '../content/documents/text-document.js';
+import { brandingProfile } from '../content/branding-profile.js';
 import type { FetchedPage } from '../engines/types.js';
 import { UnsupportedContentError } from '../errors.js';
 import type { FormatName } from '../schemas/common.js';
+import type { DocumentLayoutOption } from '../schemas/document-layout.js';
 import type { PageDocument, PageMetadata } from '../schemas/page.js';
 
 export interface DocumentOptions {
@@ -29,6 +31,8 @@ export interface DocumentOptions {
   cssExtract?: CssExtraction;
   /** Pages of a document (PDF) read at most (MAX_DOCUMENT_PAGES). */
   maxDocumentPages?: number;
+  /** A PDF's pages and blocks besides its Markdown. */
+  documentLayout?: DocumentLayoutOption;
 }
 
 export interface CssExtraction {
@@ -139,6 +143,10 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     images: content.images,
     screenshot: page.screenshot,
   });
+  if (want.has('branding') && page.branding)
+    document.branding = brandingProfile(page.branding, new URL(page.url));
+  else if (want.has('branding') && page.branding === null)
+    metadata.warning = 'branding: the rendered page could not be read (it navigated away or crashed)';
   return {
     document,
     links: content.links ?? [],

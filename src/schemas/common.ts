@@ -17,14 +17,17 @@ export const TargetUrl = Type.String({
 });
 
 export const FormatName = Type.Enum(
-  ['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage'],
-  { description: 'Output format (`screenshot@fullPage`: the whole page, not the viewport; browser only).' },
+  ['markdown', 'html', 'rawHtml', 'links', 'images', 'screenshot', 'screenshot@fullPage', 'branding'],
+  {
+    description:
+      'Output format (`screenshot@fullPage`: the whole page, not the viewport; `branding`: colours, fonts, buttons and logo from computed styles; both browser only).',
+  },
 );
 export type FormatName = Static<typeof FormatName>;
 
 export const Formats = Type.Array(FormatName, {
   default: ['markdown'],
-  maxItems: 7,
+  maxItems: 8,
   description: 'Output formats to include in the page document.',
 });
 

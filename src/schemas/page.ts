@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { BrandingProfile } from './branding.js';
+import { DocumentPage, DocumentPageBlocks } from './document-layout.js';
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
@@ -82,6 +84,13 @@ export const PageFormatFields = {
   images: Type.Optional(Type.Array(Type.String(), { description: 'Absolute image URLs, deduplicated.' })),
   screenshot: Type.Optional(
     Type.String({ description: 'data:image/png;base64,... or data:image/jpeg;base64,... (browser engine).' }),
+  ),
+  branding: Type.Optional(BrandingProfile),
+  pages: Type.Optional(
+    Type.Array(DocumentPage, { description: "A PDF's pages as Markdown (documentLayout.pages)." }),
+  ),
+  blocks: Type.Optional(
+    Type.Array(DocumentPageBlocks, { description: "A PDF's blocks, page by page (documentLayout.blocks)." }),
   ),
 };
 

@@ -29,6 +29,7 @@ export const ParseBody = Type.Object(
     includeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
     excludeTags: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), { maxItems: 100 })),
     maxDocumentPages: ScrapeOptionFields.maxDocumentPages,
+    documentLayout: ScrapeOptionFields.documentLayout,
   },
   { additionalProperties: false },
 );

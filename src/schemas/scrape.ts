@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { ClientTags, EngineName, Formats, RequestHeaders, TargetUrl, TimeoutMs } from './common.js';
 import { PageDocument } from './page.js';
+import { DocumentLayoutOption } from './document-layout.js';
 import { ProfileOption } from './profile.js';
 
 export const BrowserAction = Type.Object(
@@ -80,6 +81,7 @@ export const ScrapeOptionFields = {
       description: "Pages of a PDF read at most; never more than the server's MAX_DOCUMENT_PAGES.",
     }),
   ),
+  documentLayout: Type.Optional(DocumentLayoutOption),
   skipTlsVerification: Type.Optional(Type.Boolean({ default: false })),
   maxRetries: Type.Optional(
     Type.Integer({

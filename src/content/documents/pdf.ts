@@ -13,6 +13,27 @@ export interface PdfConversion {
   created: string | null;
   /** Why the Markdown may be short: no text layer (scanned), or pages past the limit left out. */
   warning: string | null;
+  /** Each page read, its blocks and geometry (only when asked: `document.pages` and `blocks` are made of it). */
+  layout: PdfPageLayout[] | null;
+}
+
+/** The area a block's text covers, in PDF user space: [left, bottom, right, top]. */
+export type PdfArea = [number, number, number, number];
+
+/** A block of a page as the converter made it: heading, paragraph, list item or table, and its HTML. */
+export interface PdfBlock {
+  kind: 'heading' | 'paragraph' | 'list' | 'table';
+  html: string;
+  area: PdfArea;
+}
+
+/** One page's blocks, in reading order, with the page's size (points) and pdf.js's view of it. */
+export interface PdfPageLayout {
+  width: number;
+  height: number;
+  /** pdf.js's viewport transform at scale 1: PDF user space to points from the top-left corner. */
+  transform: number[];
+  blocks: PdfBlock[];
 }
 
 const BULLET = /^\s*(?:[•◦▪‣·●○■□–\uF0B7\uF0A7-]|\d{1,3}[.)])\s+/;
@@ -60,25 +81,44 @@ function bodySize(lines: Line[]): number {
   return [...weight.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]?.[0] ?? 12;
 }
 
+/** A line's text from just under its baseline (descenders) to the top of its letters. */
+function lineArea(line: Line): PdfArea {
+  const left = Math.min(...line.cells.map((c) => c.left));
+  const right = Math.max(...line.cells.map((c) => c.right));
+  return [left, line.y - line.size * 0.2, right, line.y + line.size * 0.8];
+}
+
+const union = (a: PdfArea, b: PdfArea): PdfArea => [
+  Math.min(a[0], b[0]),
+  Math.min(a[1], b[1]),
+  Math.max(a[2], b[2]),
+  Math.max(a[3], b[3]),
+];
+
 /**
  * Lines as blocks: headings where the font is clearly larger than the body's (h1 ≥ 1.6×, h2 ≥ 1.3×, h3 ≥
  * 1.15×), list items where a line starts with a bullet or a number, paragraphs of the lines between (a gap
  * larger than 1.6 lines starts a new one; a word hyphenated across lines is joined).
  */
-function blocksOf(lines: Line[], body: number): string[] {
-  const blocks: string[] = [];
+function blocksOf(lines: Line[], body: number): PdfBlock[] {
+  const blocks: PdfBlock[] = [];
   let paragraph: string[] = [];
+  let paragraphArea: PdfArea | null = null;
   let last: Line | null = null;
   const flush = (): void => {
-    if (paragraph.length > 0)
-      blocks.push(`<p>${paragraph.join(' ').replace(/(\w)- (\p{Ll})/gu, '$1$2')}</p>`);
+    if (paragraph.length > 0) {
+      const html = `<p>${paragraph.join(' ').replace(/(\w)- (\p{Ll})/gu, '$1$2')}</p>`;
+      blocks.push({ kind: 'paragraph', html, area: paragraphArea! });
+    }
     paragraph = [];
+    paragraphArea = null;
   };
   for (let i = 0; i < lines.length; i++) {
     const table = tableAt(lines, i);
     if (table) {
       flush();
-      blocks.push(tableHtml(table));
+      const area = lines.slice(i, table.end).map(lineArea).reduce(union);
+      blocks.push({ kind: 'table', html: tableHtml(table), area });
       i = table.end - 1;
       last = lines[i]!;
       continue;
@@ -93,21 +133,23 @@ function blocksOf(lines: Line[], body: number): string[] {
       const previous = blocks.at(-1);
       // A heading set on two lines is one heading.
       if (
-        previous?.startsWith(`<h${level}>`) &&
+        previous?.html.startsWith(`<h${level}>`) &&
         last &&
         Math.abs(last.size - line.size) < 0.5 &&
         gap < line.size * 1.6
       ) {
-        blocks[blocks.length - 1] = previous.replace(`</h${level}>`, ` ${text}</h${level}>`);
+        previous.html = previous.html.replace(`</h${level}>`, ` ${text}</h${level}>`);
+        previous.area = union(previous.area, lineArea(line));
       } else {
-        blocks.push(`<h${level}>${text}</h${level}>`);
+        blocks.push({ kind: 'heading', html: `<h${level}>${text}</h${level}>`, area: lineArea(line) });
       }
     } else if (BULLET.test(text)) {
       flush();
-      blocks.push(`<li>${text.replace(BULLET, '')}</li>`);
+      blocks.push({ kind: 'list', html: `<li>${text.replace(BULLET, '')}</li>`, area: lineArea(line) });
     } else {
       if (last && (gap > Math.max(line.size, last.size) * 1.6 || gap < 0)) flush();
       paragraph.push(text);
+      paragraphArea = paragraphArea ? union(paragraphArea, lineArea(line)) : lineArea(line);
     }
     last = line;
   }
@@ -119,12 +161,14 @@ function blocksOf(lines: Line[], body: number): string[] {
  * Converts a PDF's text layer to HTML, at most `maxPages` pages, for the page pipeline: so Markdown, main
  * content, links and every format come from the same code as for web pages. pdf.js reads the bytes; nothing
  * is rendered. An encrypted or unreadable PDF is a 422 naming the reason, and so is one whose streams
- * inflate past `maxBytes` (MAX_DOCUMENT_BYTES), checked before pdf.js sees it (pdf-streams.ts).
+ * inflate past `maxBytes` (MAX_DOCUMENT_BYTES), checked before pdf.js sees it (pdf-streams.ts). With
+ * `layout`, each page's blocks and geometry come back too.
  */
 export async function pdfToHtml(
   bytes: Uint8Array,
   maxPages: number,
   maxBytes: number,
+  layout = false,
 ): Promise<PdfConversion> {
   const checked = checkPdfStreams(bytes, maxBytes);
   const { getDocument } = await import('pdfjs-dist/legacy/build/pdf.mjs');
@@ -149,6 +193,7 @@ export async function pdfToHtml(
     };
     const pages = Math.min(doc.numPages, maxPages);
     const pageLines: Line[][] = [];
+    const views: Omit<PdfPageLayout, 'blocks'>[] = [];
     let characters = 0;
     for (let n = 1; n <= pages; n++) {
       const page = await doc.getPage(n);
@@ -164,11 +209,16 @@ export async function pdfToHtml(
       const items = content.items.filter((i) => 'str' in i) as unknown as TextItem[];
       characters += items.reduce((c, i) => c + i.str.trim().length, 0);
       pageLines.push(linesOf(items, links));
+      if (layout) {
+        const { width, height, transform } = page.getViewport({ scale: 1 });
+        views.push({ width, height, transform: [...(transform as number[])] });
+      }
       page.cleanup();
     }
     // The body size of the whole document: a page holding little more than a title has the title's size most.
     const bodyPt = bodySize(pageLines.flat());
-    const parts = pageLines.flatMap((lines) => blocksOf(lines, bodyPt));
+    const pageBlocks = pageLines.map((lines) => blocksOf(lines, bodyPt));
+    const parts = pageBlocks.flat().map((block) => block.html);
     // The document's own title, else its first heading.
     const firstHeading =
       /<h[1-3]>(.*?)<\/h[1-3]>/.exec(parts.join('\n'))?.[1]?.replace(/<[^>]+>/g, '') ?? null;
@@ -190,6 +240,7 @@ export async function pdfToHtml(
       author,
       created: pdfDate(info.CreationDate),
       warning: warnings.length > 0 ? warnings.join('. ') : null,
+      layout: layout ? pageBlocks.map((blocks, i) => ({ ...views[i]!, blocks })) : null,
     };
   } finally {
     await doc.destroy();

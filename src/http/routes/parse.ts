@@ -16,6 +16,7 @@ const UploadOptions = Type.Object(
     includeTags: ParseBody.properties.includeTags,
     excludeTags: ParseBody.properties.excludeTags,
     maxDocumentPages: ParseBody.properties.maxDocumentPages,
+    documentLayout: ParseBody.properties.documentLayout,
     timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 300000, default: 30000 })),
   },
   { additionalProperties: false },
