@@ -1,5 +1,6 @@
 import type { Document, Element } from '../parse/dom.js';
-import { allElements, rawTextOf, textOf } from '../parse/dom.js';
+import { allElements, textOf } from '../parse/dom.js';
+import { isJsonLdScript, jsonLdBlocks } from '../structured/json-ld.js';
 import { largestPricedItemRun } from './priced-items.js';
 
 /** What kind of page this is: it decides what "main content" means (see main-content.ts). */
@@ -42,15 +43,7 @@ function schemaTypes(scripts: Element[]): string[] {
       if (typeof t === 'string') types.push(t.toLowerCase());
     for (const key of ['@graph', 'mainEntity', 'itemListElement']) visit(record[key], depth + 1);
   };
-  for (const script of scripts) {
-    const text = rawTextOf(script);
-    if (text.length > 1_000_000) continue;
-    try {
-      visit(JSON.parse(text), 0);
-    } catch {
-      // Broken JSON-LD is common; it says nothing.
-    }
-  }
+  for (const block of jsonLdBlocks(scripts)) visit(block, 0);
   return types;
 }
 
@@ -61,7 +54,7 @@ function schemaTypes(scripts: Element[]): string[] {
  */
 export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signal: string } {
   const elements = allElements(doc);
-  const scripts = elements.filter((el) => el.name === 'script' && /ld\+json/i.test(el.attribs.type ?? ''));
+  const scripts = elements.filter(isJsonLdScript);
   const declared = [
     ...schemaTypes(scripts),
     ...elements
