@@ -11,6 +11,7 @@ import type { ContentEnvelope, ContentResult } from './content-worker.js';
 import { runContentTask } from './content-tasks.js';
 import type { ContentOutputs, ContentTask } from './content-tasks.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
+import type { PageData, PageDataRequest } from './page-data.js';
 
 export interface ContentPoolOptions {
   /** Worker threads; 0 runs tasks on the calling thread (no pool: tools and benchmarks only). */
@@ -88,6 +89,11 @@ export class ContentPool {
 
   searchResults(html: string, base: string, deadline: Deadline): Promise<SearchHit[]> {
     return this.run({ kind: 'search-results', html, base }, deadline, base);
+  }
+
+  /** Attribute values, declared product and menu of a page's HTML (Firecrawl's attributes, product, menu). */
+  pageData(request: PageDataRequest, deadline: Deadline): Promise<PageData> {
+    return this.run({ kind: 'page-data', request }, deadline, request.url);
   }
 
   /** Worker threads, tasks waiting for one, tasks in flight, and tasks whose worker was ended for overrunning. */

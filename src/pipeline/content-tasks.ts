@@ -9,6 +9,8 @@ import { officeKindOf, officeToHtml } from '../content/documents/office.js';
 import type { OfficeKind } from '../content/documents/office.js';
 import { BadRequestError, UnsupportedContentError } from '../errors.js';
 import { renderPage } from './page-document.js';
+import { readPageData } from './page-data.js';
+import type { PageData, PageDataRequest } from './page-data.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
 
 /** The kinds of parsing that run in the content workers, each with its input. */
@@ -21,12 +23,14 @@ export type ContentTask =
       maxDocumentBytes: number;
     }
   | { kind: 'sitemap'; body: Uint8Array }
-  | { kind: 'search-results'; html: string; base: string };
+  | { kind: 'search-results'; html: string; base: string }
+  | { kind: 'page-data'; request: PageDataRequest };
 
 export interface ContentOutputs {
   page: RenderedPage;
   sitemap: SitemapDocument;
   'search-results': SearchHit[];
+  'page-data': PageData;
 }
 export type ContentOutput = ContentOutputs[keyof ContentOutputs];
 
@@ -103,5 +107,7 @@ export async function runContentTask(task: ContentTask): Promise<ContentOutput> 
       return parseSitemap(asBuffer(task.body));
     case 'search-results':
       return parseResultsPage(task.html, task.base);
+    case 'page-data':
+      return readPageData(task.request);
   }
 }

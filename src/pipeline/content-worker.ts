@@ -1,5 +1,5 @@
-// Worker-thread entry: every parse of fetched bytes (pages, sitemaps, search result pages) runs here,
-// off the event loop.
+// Worker-thread entry: every parse of fetched bytes (pages, sitemaps, search result pages, a page's attributes
+// and structured data) runs here, off the event loop.
 import { AppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { runContentTask } from './content-tasks.js';
