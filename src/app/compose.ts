@@ -156,7 +156,12 @@ export function compose(deps: AppDeps, log: Logger): Composition {
       }
     : null;
   const stores = openJobStores(config, log);
-  const extraFields = extraFieldsWriter(pageLlm, stores.pages);
+  const extraFields = extraFieldsWriter({
+    pageLlm,
+    pages: stores.pages,
+    readPageData: (request, deadline) => content.pageData(request, deadline),
+    log,
+  });
   const jobs = createJobManager(config, stores, {
     crawl: crawlDeps,
     guard,

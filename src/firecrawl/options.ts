@@ -188,16 +188,17 @@ export function batchSpecOf(
 }
 
 /**
- * A page as Firecrawl's document: the requested formats, the fields an LLM wrote (json, summary; Markdown
- * read only for the LLM is left out), and Firecrawl's metadata names.
+ * A page as Firecrawl's document: the requested formats, the extra fields written after the page (Markdown and
+ * HTML read only for them are left out), and Firecrawl's metadata names.
  */
 export function firecrawlDocument(
   doc: PageDocument,
   sourceUrl: string,
-  llm: { fields?: ExtraFields; dropMarkdown?: boolean } = {},
+  llm: { fields?: ExtraFields; dropMarkdown?: boolean; dropRawHtml?: boolean } = {},
 ): Record<string, unknown> {
   const { metadata: m, title: _t, description: _d, url: _u, ...formats } = doc;
   if (llm.dropMarkdown) delete formats.markdown;
+  if (llm.dropRawHtml) delete formats.rawHtml;
   return {
     ...(formats as Record<string, unknown>),
     ...llm.fields,
