@@ -55,7 +55,8 @@ export function firecrawlJobPorts(
       const deadline = Deadline.after(LLM_FORMATS_TIMEOUT_MS, signal);
       try {
         const fields = await extraFields(doc, sourceUrl, request.extras, deadline);
-        return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown: request.extras.dropMarkdown });
+        const { dropMarkdown, dropRawHtml } = request.extras;
+        return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown, dropRawHtml });
       } finally {
         deadline.dispose();
       }

@@ -8,6 +8,7 @@ import type { BrowserAction, ScrapeOptions } from '../schemas/scrape.js';
 import type { DocumentLayoutOption } from '../schemas/document-layout.js';
 import type { ChangeTrackingRequest } from '../operations/change-tracking.js';
 import type { PageCapabilities, PageExtras } from './page-extras.js';
+import { EXTRA_FORMAT_FIELDS, LLM_ONLY_FORMATS, MEDIA_FORMATS, addExtraFormat } from './formats/options.js';
 import { checkPageOptions } from '../pipeline/fetch-page.js';
 import type { ProxyOption } from '../pipeline/proxy-choice.js';
 
@@ -23,8 +24,13 @@ const PAGE_FORMATS = new Set<string>([
   'screenshot@fullPage',
   'branding',
 ]);
-const LLM_FORMATS = new Set(['json', 'extract', 'summary']);
-const KNOWN_FORMATS = [...PAGE_FORMATS, ...LLM_FORMATS, 'changeTracking'];
+const LLM_FORMATS = new Set(['json', 'extract', 'summary', ...LLM_ONLY_FORMATS]);
+const KNOWN_FORMATS = [
+  ...PAGE_FORMATS,
+  ...LLM_FORMATS,
+  'changeTracking',
+  ...Object.keys(EXTRA_FORMAT_FIELDS),
+].filter((name, i, all) => all.indexOf(name) === i);
 
 const PROXY_OPTIONS = new Set<string>(['basic', 'stealth', 'enhanced', 'auto']);
 
@@ -103,6 +109,8 @@ function formatsOf(
     const field = `${prefix}formats[${i}]`;
     const spec = (typeof f === 'string' ? { type: f } : f) as Record<string, unknown> & { type: string };
     let name = spec.type;
+    if (MEDIA_FORMATS.has(name))
+      refuse(field, `the ${name} format needs a media tool: no media tool is configured on this server`);
     if (!KNOWN_FORMATS.includes(name)) {
       refuse(
         field,
@@ -117,7 +125,7 @@ function formatsOf(
         ? ['type', 'prompt', 'schema', 'systemPrompt']
         : name === 'changeTracking'
           ? ['type', 'modes', 'tag']
-          : ['type'];
+          : ['type', ...(EXTRA_FORMAT_FIELDS[name] ?? [])];
     if (name === 'screenshot') allowed.push('fullPage');
     for (const key of Object.keys(spec)) {
       if (!allowed.includes(key)) refuse(`${field}.${key}`, 'not supported by this server');
@@ -142,6 +150,10 @@ function formatsOf(
       extras.summary = true;
       continue;
     }
+    if (EXTRA_FORMAT_FIELDS[name]) {
+      addExtraFormat(name, spec, field, extras);
+      continue;
+    }
     if (name === 'changeTracking') {
       // v1 puts the options beside the formats (changeTrackingOptions), v2 inside the format object.
       const given = (typeof f === 'string' ? (o.changeTrackingOptions ?? {}) : spec) as Record<
@@ -163,11 +175,24 @@ function formatsOf(
   if (out.includes('screenshot') && out.includes('screenshot@fullPage')) {
     refuse(`${prefix}formats`, 'screenshot and screenshot@fullPage cannot both be asked for');
   }
-  if (!extras.json && !extras.summary && !extras.changeTracking) return { formats: out, extras: null };
-  // The LLM reads the page's Markdown, and changes are tracked on it.
-  if (!out.includes('markdown')) {
+  if (Object.keys(extras).length === 0) return { formats: out, extras: null };
+  // The LLM reads the page's Markdown (product and menu only when there is an LLM to fill their gaps), and
+  // changes are tracked on it; attributes, product and menu are read from the page's HTML.
+  const structured = extras.product === true || extras.menu === true;
+  const readsMarkdown =
+    extras.json ||
+    extras.summary ||
+    extras.changeTracking ||
+    extras.answer ||
+    extras.highlights ||
+    (structured && caps.llm);
+  if (readsMarkdown && !out.includes('markdown')) {
     out.push('markdown');
     extras.dropMarkdown = true;
+  }
+  if ((extras.attributes || structured) && !out.includes('rawHtml')) {
+    out.push('rawHtml');
+    extras.dropRawHtml = true;
   }
   return { formats: out, extras };
 }

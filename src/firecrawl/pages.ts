@@ -54,7 +54,8 @@ async function documentOf(
 ): Promise<Record<string, unknown>> {
   if (!extras) return firecrawlDocument(doc, sourceUrl);
   const fields = await fc.extraFields(doc, sourceUrl, extras, deadline);
-  return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown: extras.dropMarkdown });
+  const { dropMarkdown, dropRawHtml } = extras;
+  return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown, dropRawHtml });
 }
 
 /**

@@ -62,6 +62,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           data: firecrawlDocument(doc, file.filename, {
             fields: fields2,
             dropMarkdown: extras?.dropMarkdown,
+            dropRawHtml: extras?.dropRawHtml,
           }),
           ...(warning ? { warning } : {}),
         };
