@@ -29,6 +29,7 @@ import type { Services } from '../operations/services.js';
 import { ContentPool } from '../pipeline/content-pool.js';
 import { BrowserSessions } from '../sessions/sessions.js';
 import { SessionExecutor } from '../sessions/execute.js';
+import type { AskLlm } from '../sessions/prompt-driver.js';
 import { selectProvider } from '../search/select-provider.js';
 
 export interface AppDeps {
@@ -155,6 +156,9 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         log,
       }
     : null;
+  const askLlm: AskLlm | null = pageLlm
+    ? (prompt, deadline) => llm.complete(pageLlm.endpoint, prompt, deadline)
+    : null;
   const stores = openJobStores(config, log);
   const extraFields = extraFieldsWriter({
     pageLlm,
@@ -249,11 +253,12 @@ export function compose(deps: AppDeps, log: Logger): Composition {
       stealthProxies: proxies.has('stealth'),
     },
     serverLlm: config.llm,
+    askLlm,
     pages: stores.pages,
     extraFields,
     executor: new SessionExecutor(sessions, {
       browserExecuteCode: config.browserExecuteCode,
-      ask: pageLlm ? (prompt, deadline) => llm.complete(pageLlm.endpoint, prompt, deadline) : null,
+      ask: askLlm,
     }),
     scrapeOrigins: stores.scrapeOrigins,
     log,

@@ -7,6 +7,7 @@ import type { Logger } from '../lib/logger.js';
 import type { Services } from '../operations/services.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { SessionExecutor } from '../sessions/execute.js';
+import type { AskLlm } from '../sessions/prompt-driver.js';
 import type { ExtraFields, PageCapabilities, PageExtras } from './page-extras.js';
 
 /**
@@ -29,6 +30,8 @@ export interface FirecrawlDeps {
   capabilities: PageCapabilities;
   /** The server's own LLM (OPENAI_BASE_URL...), for Firecrawl's extract and llms.txt jobs. */
   serverLlm: Config['llm'];
+  /** One prompt to the server's LLM (null without OPENAI_BASE_URL): crawl options from a prompt. */
+  askLlm: AskLlm | null;
   /** The last scrape of each page: Firecrawl's `maxAge` cache. */
   pages: PageStore;
   extraFields: ExtraFieldsWriter;

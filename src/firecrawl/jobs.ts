@@ -10,6 +10,7 @@ import type {
 import type { FirecrawlDeps } from './deps.js';
 import { batchSpecOf, crawlSpecOf, noEffectFields, noEffectWarning, webhookOf } from './options.js';
 import { extractRequestOf, llmsTxtRequestOf } from './tasks.js';
+import { withPromptOptions } from './crawl-prompt.js';
 import type { FirecrawlCrawlRequest } from './job-ports.js';
 
 export type Api = 'v1' | 'v2';
@@ -41,12 +42,15 @@ async function jobOf(fc: FirecrawlDeps, id: string, kinds: JobKind[], api: Api):
   return job;
 }
 
+/** A crawl job, its `prompt` first turned into crawl options by the server's LLM (`signal`: the caller left). */
 export async function startCrawl(
   fc: FirecrawlDeps,
-  body: FcCrawlV2Body | FcCrawlV1Body,
+  requested: FcCrawlV2Body | FcCrawlV1Body,
   api: Api,
   origin: Origin,
+  signal?: AbortSignal,
 ) {
+  const { body, report, warning } = await withPromptOptions(requested, api, fc, signal);
   const { settings } = fc;
   const { spec, extras } = crawlSpecOf(body, api, settings, fc.capabilities);
   const request: FirecrawlCrawlRequest = {
@@ -55,13 +59,19 @@ export async function startCrawl(
     api,
     webhook: webhookOf(body.webhook),
     url: body.url,
-    warning: noEffectWarning([
-      ...noEffectFields(body),
-      ...noEffectFields(body.scrapeOptions ?? {}, 'scrapeOptions.'),
-    ]),
+    warning:
+      [
+        noEffectWarning([
+          ...noEffectFields(body),
+          ...noEffectFields(body.scrapeOptions ?? {}, 'scrapeOptions.'),
+        ]),
+        warning,
+      ]
+        .filter(Boolean)
+        .join('. ') || undefined,
   };
   const job = await fc.services.jobs.startCrawl('crawl', request);
-  return { success: true as const, id: job.id, url: `${base(origin)}/${api}/crawl/${job.id}` };
+  return { success: true as const, id: job.id, url: `${base(origin)}/${api}/crawl/${job.id}`, ...report };
 }
 
 export async function startBatch(fc: FirecrawlDeps, body: FcBatchBody, api: Api, origin: Origin) {

@@ -74,7 +74,10 @@ function regexes(patterns: string[] | undefined, field: string): string[] | unde
   return patterns;
 }
 
-/** A Firecrawl crawl request (v1 or v2) as a crawl spec, and what its pages ask of the LLM. */
+/**
+ * A Firecrawl crawl request (v1 or v2) as a crawl spec, and what its pages ask of the LLM. Its `prompt` is
+ * resolved before (crawl-prompt.ts merges the options the server's LLM derives) and not read here.
+ */
 export function crawlSpecOf(
   body: FcCrawlV2Body | FcCrawlV1Body,
   api: 'v1' | 'v2',
@@ -82,9 +85,6 @@ export function crawlSpecOf(
   caps: PageCapabilities,
 ): { spec: CrawlSpec; extras: PageExtras | null } {
   const start = parseTargetUrl(body.url);
-  if ('prompt' in body && body.prompt !== undefined) {
-    refuse('prompt', 'crawl options generated from a prompt need an LLM; set the crawl fields instead');
-  }
   if (body.ignoreRobotsTxt) refuse('ignoreRobotsTxt', 'this server always respects robots.txt');
   if (body.robotsUserAgent !== undefined) refuse('robotsUserAgent', 'robots.txt is matched as "Pagewright"');
   // Firecrawl's default limit is 10,000; a server with a lower CRAWL_MAX_PAGES lowers the default instead

@@ -1,18 +1,50 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { FcActiveReply, FcCrawlV1Body, FcCrawlV2Body, FcStartReply } from '../schemas/jobs.js';
+import { errorHandlerFor } from '../../http/error-handler.js';
+import { clientGone } from '../../lib/client-gone.js';
+import {
+  FcActiveReply,
+  FcCrawlV1Body,
+  FcCrawlV2Body,
+  FcParamsPreviewBody,
+  FcParamsPreviewReply,
+  FcStartReply,
+} from '../schemas/jobs.js';
 import { activeCrawls, startCrawl } from '../jobs.js';
 import type { Api } from '../jobs.js';
+import { crawlParamsPreview } from '../crawl-prompt.js';
 import { fcErrors, registerJobRoutes } from './job-routes.js';
+
+/**
+ * Routes that ask the server's LLM answer its failure as LLM_FAILED's own 502 (which the SDK retries, as the
+ * code is retryable), not the 500 this plugin answers a target's 502 with: they fetch no target.
+ */
+const llmRouteErrors = errorHandlerFor();
 
 /** Firecrawl's crawl job routes, v2 and v1 (v1's status also serves batch ids: its SDK polls them there). */
 const route: FastifyPluginAsyncTypebox = async (app) => {
+  app.post(
+    '/v2/crawl/params-preview',
+    {
+      schema: {
+        tags: ['firecrawl-v2'],
+        summary: "The crawl options a prompt stands for, derived by the server's LLM",
+        body: FcParamsPreviewBody,
+        response: { 200: FcParamsPreviewReply, ...fcErrors },
+      },
+      errorHandler: llmRouteErrors,
+    },
+    async (req, reply) => crawlParamsPreview(app.firecrawl, req.body, clientGone(reply.raw)),
+  );
   for (const api of ['v2', 'v1'] as Api[]) {
     const tags = [`firecrawl-${api}`];
     const body = api === 'v2' ? FcCrawlV2Body : FcCrawlV1Body;
     app.post(
       `/${api}/crawl`,
-      { schema: { tags, summary: 'Start a crawl job', body, response: { 200: FcStartReply, ...fcErrors } } },
-      async (req) => startCrawl(app.firecrawl, req.body, api, req),
+      {
+        schema: { tags, summary: 'Start a crawl job', body, response: { 200: FcStartReply, ...fcErrors } },
+        errorHandler: llmRouteErrors,
+      },
+      async (req, reply) => startCrawl(app.firecrawl, req.body, api, req, clientGone(reply.raw)),
     );
     app.get(
       `/${api}/crawl/active`,

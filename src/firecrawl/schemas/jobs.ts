@@ -118,10 +118,23 @@ export const FcCrawlV1Body = Type.Object(
     maxDepth: Opt(Type.Integer({ minimum: 0, maximum: 1000 })),
     allowBackwardLinks: Opt(Bool()),
     ignoreSitemap: Opt(Bool()),
+    // Beyond Firecrawl's v1: v2's crawl options from a prompt, derived with v1's names.
+    prompt: Opt(Str(10000)),
   },
   { additionalProperties: false },
 );
 export type FcCrawlV1Body = Static<typeof FcCrawlV1Body>;
+
+export const FcParamsPreviewBody = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 8192 }),
+    prompt: Type.String({ minLength: 1, maxLength: 10000 }),
+    origin: ClientFields.origin,
+    integration: ClientFields.integration,
+  },
+  { additionalProperties: false },
+);
+export type FcParamsPreviewBody = Static<typeof FcParamsPreviewBody>;
 
 export const FcBatchBody = Type.Object(
   {
@@ -198,6 +211,24 @@ export const FcStartReply = Type.Object(
     id: Type.String(),
     url: Type.String(),
     invalidURLs: Opt(Type.Array(Type.String())),
+    promptGeneratedOptions: Opt(
+      Type.Object(
+        {},
+        { additionalProperties: true, description: 'The crawl options the LLM derived from `prompt`.' },
+      ),
+    ),
+    finalCrawlerOptions: Opt(
+      Type.Object({}, { additionalProperties: true, description: 'The crawl options the crawl runs with.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const FcParamsPreviewReply = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({ url: Type.String() }, { additionalProperties: true }),
+    warning: Opt(Type.String({ description: 'The fields the LLM answered that were dropped, and why.' })),
   },
   { additionalProperties: false },
 );
