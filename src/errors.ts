@@ -61,6 +61,11 @@ export const ERRORS = {
     retryable: false,
     doc: 'Cancelling a job that already ended ("Crawl is already completed").',
   },
+  THREAD_BUSY: {
+    status: 409,
+    retryable: true,
+    doc: "An agent follow-up (`threadId`) while the thread's previous run is still in progress: send it once that run ended.",
+  },
   SESSION_HELD_ELSEWHERE: {
     status: 409,
     retryable: false,
@@ -340,6 +345,11 @@ export class JobFinishedError extends AppError {
 }
 
 /** A browser session that another process of the fleet holds: the message names that process. */
+/** A follow-up on an agent thread whose last run has not ended. */
+export class ThreadBusyError extends AppError {
+  readonly code = 'THREAD_BUSY';
+}
+
 export class SessionHeldElsewhereError extends AppError {
   readonly code = 'SESSION_HELD_ELSEWHERE';
 }
@@ -387,6 +397,7 @@ const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   SERVICE_UNAVAILABLE: ServiceUnavailableError,
   BUSY: ServiceBusyError,
   STORE_UNAVAILABLE: StoreUnavailableError,
+  THREAD_BUSY: ThreadBusyError,
   SESSION_HELD_ELSEWHERE: SessionHeldElsewhereError,
   SESSION_ENDED: SessionEndedError,
   SESSION_LIMIT: SessionLimitError,

@@ -2,6 +2,8 @@ import type { Config } from '../config/config.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
+import { Agents } from '../agent/agents.js';
+import { withAgentRuns } from '../agent/task.js';
 import { LlmClient } from '../extract/llm.js';
 import type { FirecrawlDeps } from '../firecrawl/deps.js';
 import { extraFieldsWriter } from '../firecrawl/extra-fields.js';
@@ -174,10 +176,24 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     metrics,
     signatureHeader: SIGNATURE_HEADER,
     // Jobs are bounded by MAX_RUNNING_JOBS; the request gates' queue limits are for callers awaiting a reply.
-    ...firecrawlJobPorts(extraFields, config.llm, {
-      extract: (body, signal) => extractBatch(body, signal, extractDeps),
-      llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
-    }),
+    ...withAgentRuns(
+      firecrawlJobPorts(extraFields, config.llm, {
+        extract: (body, signal) => extractBatch(body, signal, extractDeps),
+        llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
+      }),
+      // Read when a run starts, once the services below exist.
+      pageLlm && stores.store
+        ? () => ({
+            services,
+            executor: browser ? executor : null,
+            llm,
+            endpoint: pageLlm.endpoint,
+            store: stores.store!,
+            maxTokens: config.maxAgentTokens,
+            log,
+          })
+        : null,
+    ),
   });
   metrics.watch({
     browser: () => browser?.stats() ?? null,
@@ -195,6 +211,10 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     userAgent: config.userAgent,
     metrics,
     log,
+  });
+  const executor = new SessionExecutor(sessions, {
+    browserExecuteCode: config.browserExecuteCode,
+    ask: askLlm,
   });
   const searchDeps = { ...crawlDeps, provider };
   const services: Services = {
@@ -256,10 +276,8 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     askLlm,
     pages: stores.pages,
     extraFields,
-    executor: new SessionExecutor(sessions, {
-      browserExecuteCode: config.browserExecuteCode,
-      ask: askLlm,
-    }),
+    executor,
+    agents: pageLlm ? new Agents(jobs) : null,
     scrapeOrigins: stores.scrapeOrigins,
     log,
   };

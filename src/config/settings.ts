@@ -331,6 +331,10 @@ export const SETTINGS = {
       { env: 'LLM_MAX_INPUT_CHARS', default: 60_000, min: 1000, max: 2_000_000 },
       'Characters of page Markdown sent to an LLM at most.',
     ),
+    maxAgentTokens: int(
+      { env: 'MAX_AGENT_TOKENS', default: 200_000, min: 1000, max: 100_000_000 },
+      "Tokens (prompt and completion, its tools' LLM calls included) one research agent run may spend; past 80 % it is only offered the final answer, at 100 % it fails.",
+    ),
     openaiBaseUrl: url(
       { env: 'OPENAI_BASE_URL', whenUnset: 'none', schemes: ['http', 'https'] },
       "The server's own LLM (OpenAI-compatible), for Firecrawl's `json` and `summary` formats and its " +

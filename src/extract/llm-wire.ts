@@ -1,5 +1,7 @@
 import { LlmError } from '../errors.js';
-import type { LlmApi } from './llm.js';
+
+/** Which API an endpoint speaks: Chat Completions or Responses. */
+export type LlmApi = 'chat' | 'responses';
 
 /** A message of a tool-calling conversation, in Chat Completions' terms. */
 export type ChatMessage =
@@ -63,8 +65,9 @@ export function toolChatBody(
         }
         return m;
       }),
-      tools: tools.map((t) => ({ type: 'function', function: t })),
-      tool_choice: 'auto',
+      ...(tools.length > 0
+        ? { tools: tools.map((t) => ({ type: 'function', function: t })), tool_choice: 'auto' }
+        : {}),
     };
   }
   const instructions = messages
@@ -87,8 +90,7 @@ export function toolChatBody(
     temperature: 0,
     instructions,
     input,
-    tools: tools.map((t) => ({ type: 'function', ...t })),
-    tool_choice: 'auto',
+    ...(tools.length > 0 ? { tools: tools.map((t) => ({ type: 'function', ...t })), tool_choice: 'auto' } : {}),
   };
 }
 

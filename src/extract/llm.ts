@@ -5,7 +5,7 @@ import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { ProxyRoute } from '../lib/proxy-route.js';
 import { toolChatAnswer, toolChatBody, usageOf } from './llm-wire.js';
-import type { ChatAnswer, ChatMessage, LlmUsage, ToolDefinition } from './llm-wire.js';
+import type { ChatAnswer, ChatMessage, LlmApi, LlmUsage, ToolDefinition } from './llm-wire.js';
 
 export interface LlmEndpoint {
   baseUrl: string;
@@ -27,7 +27,7 @@ export interface LlmPrompt {
 /** Hears the tokens of every answer: the metrics, a run's budget. */
 export type UsageListener = (purpose: string, usage: LlmUsage) => void;
 
-export type LlmApi = 'chat' | 'responses';
+export type { LlmApi };
 
 /**
  * Request-level checks of the caller's LLM fields (extract, llms.txt): a usable `llmBaseUrl`, and no key

@@ -1,3 +1,4 @@
+import type { Agents } from '../agent/agents.js';
 import type { Config } from '../config/config.js';
 import type { CrawlSettings } from '../jobs/crawl-run.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
@@ -39,5 +40,7 @@ export interface FirecrawlDeps {
   executor: SessionExecutor;
   /** What reopens a scrape's page for `interact`, by `metadata.scrapeId`. */
   scrapeOrigins: ScrapeOriginStore;
+  /** The research agent (`/v2/agent`); null without the server's LLM. */
+  agents: Agents | null;
   log: Logger;
 }

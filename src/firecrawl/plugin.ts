@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
 import { errorHandlerFor } from '../http/error-handler.js';
 import type { FirecrawlDeps } from './deps.js';
+import agentRoutes from './routes/agent.js';
 import batchRoutes from './routes/batch.js';
 import browserLiveRoute from './routes/browser-live.js';
 import browserRoutes from './routes/browser.js';
@@ -39,6 +40,7 @@ export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async
   await app.register(browserRoutes);
   await app.register(browserLiveRoute);
   await app.register(interactRoutes);
+  await app.register(agentRoutes);
   // Uploads only where they are read: elsewhere multipart stays an unsupported media type.
   await app.register(async (uploads) => {
     await uploads.register(multipart, {

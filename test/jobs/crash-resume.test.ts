@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -7,35 +6,9 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { startCrawlSite } from '../fixtures/crawl-site.js';
 import { freePort } from '../fixtures/free-port.js';
+import { spawnService } from '../fixtures/service-process.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** The real service in its own process (as `npm start` runs it, from source), on `dataDir`. */
-async function spawnService(dataDir: string, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      CRAWL_MIN_DELAY_MS: '0',
-      CONTENT_WORKERS: '1',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 600; i++) {
-    const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return child;
-    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
-    await sleep(100);
-  }
-  throw new Error('service did not start');
-}
 
 const json = async (url: string): Promise<Record<string, unknown>> =>
   (await (await fetch(url)).json()) as Record<string, unknown>;

@@ -5,11 +5,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { firecrawlMcp } from '../fixtures/firecrawl-mcp.js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app/server.js';
 import { loadConfig } from '../../src/config/config.js';
@@ -177,21 +175,7 @@ describe('execute and interact', { skip }, () => {
   });
 
   test("firecrawl-mcp's firecrawl_interact in URL mode (scrape, then interact) and firecrawl_interact_stop", async (t) => {
-    const client = new Client({ name: 'test', version: '1.0.0' });
-    await client.connect(
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [
-          path.join(
-            path.dirname(createRequire(import.meta.url).resolve('firecrawl-mcp/package.json')),
-            'dist/index.js',
-          ),
-        ],
-        env: { PATH: process.env.PATH ?? '', FIRECRAWL_API_URL: base, FIRECRAWL_API_KEY: KEY },
-        stderr: 'ignore',
-      }),
-    );
-    t.after(() => client.close());
+    const client = await firecrawlMcp(t, base, KEY);
     const reply = (await client.callTool({
       name: 'firecrawl_interact',
       arguments: { url: `${site}/form`, code: 'get title && snapshot -i', language: 'bash' },
