@@ -90,7 +90,9 @@ export function toolChatBody(
     temperature: 0,
     instructions,
     input,
-    ...(tools.length > 0 ? { tools: tools.map((t) => ({ type: 'function', ...t })), tool_choice: 'auto' } : {}),
+    ...(tools.length > 0
+      ? { tools: tools.map((t) => ({ type: 'function', ...t })), tool_choice: 'auto' }
+      : {}),
   };
 }
 

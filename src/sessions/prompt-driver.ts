@@ -180,7 +180,10 @@ export async function drivePage(
       break;
     }
     sent += input.length + INSTRUCTIONS.length;
-    const text = await ask({ instructions: INSTRUCTIONS, input, schema: TOOL_SCHEMA, purpose: 'session' }, deadline);
+    const text = await ask(
+      { instructions: INSTRUCTIONS, input, schema: TOOL_SCHEMA, purpose: 'session' },
+      deadline,
+    );
     const call = parseToolCall(text);
     if (!call) {
       const why = `✗ the model's answer is not a run or done tool call: ${text.slice(0, 200)}\n`;
