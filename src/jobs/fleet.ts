@@ -52,6 +52,8 @@ function connect(url: string, log: Logger): Redis {
 export class BullFleet implements Fleet {
   private readonly redis: Redis;
   private readonly queue: Queue;
+  /** Connections handed to BullMQ: it does not close a connection it was given, so close() does. */
+  private readonly given: Redis[] = [];
   private worker: Worker | null = null;
   private readonly politeness: RedisPoliteness;
   private readonly id = randomUUID();
@@ -62,7 +64,7 @@ export class BullFleet implements Fleet {
 
   constructor(private readonly options: FleetOptions) {
     this.redis = connect(options.redisUrl, options.log);
-    this.queue = new Queue(QUEUE, { connection: connect(options.redisUrl, options.log) });
+    this.queue = new Queue(QUEUE, { connection: this.give(connect(options.redisUrl, options.log)) });
     this.queue.on('error', () => undefined); // the shared connection reports Redis being away
     this.politeness = new RedisPoliteness(this.redis, options.hostConcurrency, options.leaseMs);
   }
@@ -97,7 +99,7 @@ export class BullFleet implements Fleet {
         }
       },
       {
-        connection: connect(this.options.redisUrl, this.options.log),
+        connection: this.give(connect(this.options.redisUrl, this.options.log)),
         concurrency: this.options.concurrency,
         stalledInterval: this.options.stalledMs,
         lockDuration: Math.max(this.options.stalledMs, 5000),
@@ -200,5 +202,11 @@ export class BullFleet implements Fleet {
     await Promise.race([this.worker?.close().catch(() => undefined), giveUp]);
     await Promise.race([this.queue.close().catch(() => undefined), giveUp]);
     this.redis.disconnect();
+    for (const connection of this.given) connection.disconnect();
+  }
+
+  private give(connection: Redis): Redis {
+    this.given.push(connection);
+    return connection;
   }
 }
