@@ -7,6 +7,7 @@ import type { AgentStatusResponse } from '@mendable/firecrawl-js';
 import { firecrawlMcp } from '../fixtures/firecrawl-mcp.js';
 import { startFactsSite } from '../fixtures/facts-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
+import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { startService } from '../helpers.js';
 import {
@@ -289,6 +290,56 @@ describe('the research agent (/v2/agent)', () => {
     const unknown = await fetch(`${svc.url}/v2/agent/threads/00000000-0000-4000-8000-000000000000`);
     assert.equal(unknown.status, 404);
   });
+
+  test('the browser tool: a fact behind a click, read through a session that ends with the call', async (t) => {
+    if (!existsSync(process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'))
+      return t.skip('chromium is not installed');
+    const { site, llm, fc, ended } = await setup(t);
+    llm.reply = (req) =>
+      toolAnswers(req) === 0
+        ? {
+            toolCalls: [
+              {
+                name: 'browser',
+                arguments: { url: `${site.url}/reveal`, commands: 'click "#show" && get text "#secret"' },
+              },
+            ],
+          }
+        : { toolCalls: [{ name: 'final_answer', arguments: { data: { ceo: 'Ada Park' } } }] };
+    const run = await fc.startAgent({ prompt: 'Who is the CEO of Acme Rockets?' });
+    const done = (await ended(run.id)) as AgentStatusResponse & { sources: Record<string, string[]> };
+    assert.equal(done.status, 'completed', done.error);
+    assert.deepEqual(done.sources.ceo, [`${site.url}/reveal`]);
+    const seen = messagesOf(llm.requests.at(-1)!).find((m) => m.role === 'tool')!.content;
+    assert.match(String(seen), /The CEO of Acme Rockets is Ada Park/);
+    const trace = await fc.getAgentTrace(run.id);
+    const types = trace.events!.map((e) => e.type);
+    assert.ok(types.includes('browser.session.started') && types.includes('browser.session.finished'));
+  });
+
+  test(
+    'on Redis: the run is a fleet job, its steps in Redis',
+    { skip: redisAvailable ? false : REDIS_MISSING },
+    async (t) => {
+      const redis = await startRedis();
+      const { site, llm, fc, ended } = await setup(t, { REDIS_URL: redis.url });
+      t.after(() => redis.close()); // after the service closed its connections (hooks run in order)
+      llm.reply = researchScript(site.url);
+      // The store's connection opens as the service starts: a 503 until then.
+      const run = await until(
+        () =>
+          fc.startAgent({ prompt: 'Acme facts', schema: FACTS_SCHEMA }).catch((err: { status?: number }) => {
+            if (err.status !== 503) throw err;
+            return null;
+          }),
+        (started) => started !== null,
+      );
+      const done = await ended(run!.id);
+      assert.equal(done.status, 'completed', done.error);
+      assert.deepEqual(done.data, FACTS);
+      assert.equal((await fc.getAgentThread(run!.threadId!)).thread!.runs.length, 1);
+    },
+  );
 
   test('without the server LLM every agent route is a 400 naming OPENAI_BASE_URL', async (t) => {
     const svc = await startService(t);
