@@ -121,6 +121,7 @@ export async function deriveCrawlOptions(
         instructions: INSTRUCTIONS + DERIVABLE.map((field) => `- ${field}: ${GUIDE[field]}`).join('\n'),
         input: `Start URL: ${start}\n\nWhat to crawl: ${prompt}`,
         schema: optionsSchema(fc.settings),
+        purpose: 'crawl_prompt',
       },
       deadline,
     );

@@ -44,6 +44,7 @@ export async function llmFields(
               instructions: `${systemPrompt ? `${systemPrompt}\n\n` : ''}You extract structured data from a web page. Answer with a single JSON object and nothing else.${schema !== undefined ? ' It must be valid against the JSON Schema given.' : ''}`,
               input: `${prompt ?? 'Extract the data described by the schema from this page.'}${schemaText}\n\n${page}`,
               schema,
+              purpose: 'format',
             },
             deadline,
           );
@@ -74,6 +75,7 @@ export async function llmFields(
                 instructions:
                   'You summarize web pages. Answer with a concise summary of the page in plain prose (at most one paragraph), in the language of the page, and nothing else.',
                 input: page,
+                purpose: 'format',
               },
               deadline,
             )

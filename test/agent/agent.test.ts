@@ -204,6 +204,30 @@ describe('the research agent (/v2/agent)', () => {
     assert.equal(thread.thread!.runs[0]!.status, 'credit_limit_reached');
   });
 
+  test('MAX_AGENT_TOKENS: past 80 % only final_answer is offered; at 100 % the run fails saying so', async (t) => {
+    const { llm, fc, ended } = await setup(t, { MAX_AGENT_TOKENS: '1000' });
+    const offered: string[][] = [];
+    llm.reply = (req) => {
+      offered.push(toolNamesOf(req));
+      return offered.length === 1
+        ? {
+            toolCalls: [{ name: 'search', arguments: { query: 'acme' } }],
+            usage: { prompt: 700, completion: 150 },
+          }
+        : { toolCalls: [{ name: 'final_answer', arguments: { data: { ok: true } } }] };
+    };
+    const done = await ended((await fc.startAgent({ prompt: 'x' })).id);
+    assert.equal(done.status, 'completed', done.error);
+    assert.deepEqual(offered[1], ['final_answer']);
+    llm.reply = () => ({
+      toolCalls: [{ name: 'search', arguments: { query: 'acme' } }],
+      usage: { prompt: 900, completion: 200 },
+    });
+    const spent = await ended((await fc.startAgent({ prompt: 'y' })).id);
+    assert.equal(spent.status, 'failed');
+    assert.match(spent.error!, /used its 1000 tokens \(MAX_AGENT_TOKENS\)/);
+  });
+
   test('cancel ends the run within seconds with no further LLM call; it reads as failed: Cancelled', async (t) => {
     const { llm, fc, ended } = await setup(t);
     llm.reply = () => ({ delayMs: 60_000, text: '{}' });

@@ -79,7 +79,7 @@ export async function answerFields(
   const ask = (instructions: string, question: string, body: string, schema: Record<string, unknown>) =>
     deps.llm.complete(
       deps.endpoint,
-      { instructions, input: `${question}\n\nURL: ${doc.url}\n\n${body}`, schema },
+      { instructions, input: `${question}\n\nURL: ${doc.url}\n\n${body}`, schema, purpose: 'format' },
       deadline,
     );
 
