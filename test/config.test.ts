@@ -101,6 +101,7 @@ describe('loadConfig', () => {
       crawlMaxPages: 100_000,
       extractConcurrency: { value: 5 },
       llmMaxInputChars: 60_000,
+      maxAgentTokens: 200_000,
       search: {
         provider: 'duckduckgo',
         searxngUrl: null,
