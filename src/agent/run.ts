@@ -109,19 +109,22 @@ export async function runAgent(
   let nudge: string | null = null;
   for (;;) {
     if (signal.aborted) throw signal.reason;
-    const last = [...steps].reverse().find((s): s is LlmStep => s.type === 'llm');
-    const pending =
-      last?.toolCalls.filter((c) => !steps.some((s) => s.type === 'tool' && s.callId === c.id)) ?? [];
+    // The calls of a turn are answered in order, so those after its step are its answered ones; matching by
+    // call id would not do: models and servers that number calls per turn repeat ids across turns.
+    const lastAt = steps.findLastIndex((s) => s.type === 'llm');
+    const last = lastAt >= 0 ? (steps[lastAt] as LlmStep) : undefined;
+    const answered = steps.slice(lastAt + 1) as ToolStep[];
+    // A run that stopped after its final answer was recorded ends with it, without asking the model again.
+    const accepted = answered.find((s) => s.name === 'final_answer' && s.outcome === 'ok');
+    if (accepted) {
+      const final = checkFinal(request, accepted.args as Record<string, unknown>);
+      if (typeof final !== 'string') return result(final);
+    }
+    const pending = last?.toolCalls.slice(answered.length) ?? [];
     if (pending.length > 0) {
       for (const [i, call] of pending.entries()) {
-        const outcome = await callTool(
-          call,
-          i + last!.toolCalls.length - pending.length,
-          request,
-          tally().credits,
-          signal,
-          deps,
-        );
+        if (signal.aborted) throw signal.reason;
+        const outcome = await callTool(call, answered.length + i, request, tally().credits, signal, deps);
         await record(outcome.step);
         if (outcome.final) return result(outcome.final);
       }

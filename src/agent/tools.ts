@@ -199,7 +199,7 @@ export async function runTool(
     }
   } catch (err) {
     if (context.signal.aborted) throw err;
-    return { ...fail(`${name} failed: ${toAppError(err).message}`), pages: readsPages && url ? [] : [] };
+    return fail(`${name} failed: ${toAppError(err).message}`);
   } finally {
     deadline.dispose();
   }
