@@ -36,14 +36,20 @@ export function normalizeForMatch(text: string): string {
     .trim();
 }
 
-/** One line of Markdown as the text a reader sees: no heading, quote, list or table marks, links as their text. */
+/**
+ * One line of Markdown as the text a reader sees: no heading, quote, list or table marks, links as their text.
+ * A page's line can be long: each pattern stops at the next delimiter of its kind (link text holds no bracket,
+ * a link's URL no parenthesis, as the Markdown converter writes them), so none rescans the rest of the line
+ * from every opening mark.
+ */
 function plainLine(line: string): string {
   return line
     .replace(/^\s{0,3}(#{1,6}\s+|>\s?)+/, '')
     .replace(/^\s*([-*+]|\d{1,9}[.)])\s+(\[[ xX]\]\s+)?/, '')
-    .replace(/!\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/(\*\*|__)(?=\S)([^]*?\S)\1/g, '$2')
+    .replace(/!\[([^[\]]*)\]\([^()]*\)/g, '$1')
+    .replace(/\[([^[\]]*)\]\([^()]*\)/g, '$1')
+    .replace(/\*\*(?=\S)([^*]*?\S)\*\*/g, '$1')
+    .replace(/__(?=\S)([^_]*?\S)__/g, '$1')
     .replace(/(^|[^\w*])[*_](?=\S)([^*_]*?\S)[*_](?=[^\w*]|$)/g, '$1$2')
     .replace(/`([^`]*)`/g, '$1')
     .replace(/\\([\\`*_{}[\]()#+\-.!|>~])/g, '$1')
@@ -51,7 +57,8 @@ function plainLine(line: string): string {
     .trim();
 }
 
-const isTableRule = (line: string): boolean => /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/.test(line);
+/** A table's header rule (`| --- | :-: |`): only pipes, colons, dashes and spaces, with a run of dashes. */
+const isTableRule = (line: string): boolean => /^[\s|:-]*$/.test(line) && line.includes('--');
 const startsOwnBlock = (line: string): boolean => /^\s{0,3}(#{1,6}\s|[-*+]\s|\d{1,9}[.)]\s|\|)/.test(line);
 
 /**
@@ -81,7 +88,8 @@ export function sentencesOf(markdown: string): PageSentence[] {
       if (marker === fence) {
         fence = null;
         block++;
-      } else if (line.trim()) sentences.push({ text: line.trim(), block });
+      } else if (line.trim() && sentences.length < MAX_SENTENCES)
+        sentences.push({ text: line.trim(), block });
       continue;
     }
     if (marker) {

@@ -35,6 +35,18 @@ describe('quotes: a page as its own sentences', () => {
     );
   });
 
+  test('a long line of opening marks never closed is read as its text, once', () => {
+    const marks = ['[a]('.repeat(50_000), ' **a'.repeat(50_000), '\\['.repeat(100_000)];
+    const [links, bold, brackets] = marks.map((line) => sentencesOf(`${line}\n`));
+    assert.equal(links![0]!.text, marks[0]);
+    assert.equal(bold![0]!.text, marks[1]!.trim());
+    assert.equal(brackets![0]!.text, '['.repeat(100_000));
+    assert.deepEqual(
+      sentencesOf(`| a |\n|${' '.repeat(100_000)}--|\n| b |`).map((s) => s.text),
+      ['a', 'b'],
+    );
+  });
+
   test('quotes are placed after normalizing; invented or too short ones are dropped with a reason', () => {
     const sentences = sentencesOf(MARKDOWN);
     const { indices, dropped } = placeQuotes(sentences, [
