@@ -49,9 +49,13 @@ export function fontStack(family: string): string[] {
     .filter((name) => name !== '');
 }
 
+/** Characters of the title looked at for the site's name: the page sets its title, and a name is short. */
+const MAX_TITLE_CHARS = 300;
+
 /** The title's part that names the site: the one the host name contains, else the first ("Acme | Pricing"). */
 function nameFromTitle(title: string, pageUrl: URL): string | undefined {
   const parts = title
+    .slice(0, MAX_TITLE_CHARS)
     .split(/\s+[|–—·:-]\s+/)
     .map((p) => p.trim())
     .filter((p) => p !== '');

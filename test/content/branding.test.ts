@@ -142,6 +142,12 @@ describe('brandingProfile', () => {
     assert.equal(profile.components?.buttonSecondary?.background, '#E5E7EB');
   });
 
+  test('the brand name is looked for in the first 300 characters of a title, however long the title', () => {
+    const title = `Initech${'\u00a0 '.repeat(100_000)}| Initech`;
+    const profile = brandingProfile(sample({ title }), new URL('https://initech.example/'));
+    assert.equal(profile.brandName, 'Initech');
+  });
+
   test('a translucent fill is painted over the page; the page background falls back to the root, then white', () => {
     const profile = brandingProfile(
       sample({
