@@ -28,6 +28,17 @@ describe('structured data: product and menu from schema.org', () => {
     });
   });
 
+  test('JSON-LD: markup in a text value is dropped; a value of unclosed marks is kept as text, cut', () => {
+    const name = (value: string) =>
+      readPageData({
+        html: `<script type="application/ld+json">${JSON.stringify({ '@type': 'Product', name: value })}</script>`,
+        url: URL_,
+        product: true,
+      }).product?.title;
+    assert.equal(name('<b>Desk</b> lamp'), 'Desk lamp');
+    assert.equal(name('<'.repeat(200_000)), '<'.repeat(5000));
+  });
+
   test('JSON-LD: broken blocks are skipped; an AggregateOffer gives its low price; offers become variants', () => {
     const html = `<html><head>
       <script type="application/ld+json">{ not json</script>

@@ -31,7 +31,8 @@ export function textValue(graph: SchemaGraph, node: SchemaNode, key: string): st
           : undefined;
     if (typeof raw !== 'string' && typeof raw !== 'number') continue;
     const text = decodeHTML(String(raw))
-      .replace(/<[^>]*>/g, ' ')
+      // A tag holds no '<': a value of many '<' and no '>' is not rescanned from each of them.
+      .replace(/<[^<>]*>/g, ' ')
       .replace(/\s+/g, ' ')
       .trim()
       .slice(0, MAX_TEXT);
