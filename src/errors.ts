@@ -344,12 +344,12 @@ export class JobFinishedError extends AppError {
   readonly code = 'JOB_FINISHED';
 }
 
-/** A browser session that another process of the fleet holds: the message names that process. */
 /** A follow-up on an agent thread whose last run has not ended. */
 export class ThreadBusyError extends AppError {
   readonly code = 'THREAD_BUSY';
 }
 
+/** A browser session that another process of the fleet holds: the message names that process. */
 export class SessionHeldElsewhereError extends AppError {
   readonly code = 'SESSION_HELD_ELSEWHERE';
 }
