@@ -20,8 +20,37 @@ import { sessionStoreContract } from './session-contract.js';
 import { MemoryScrapeOriginStore } from '../../src/jobs/stores/browser-state/scrape-origin-store.js';
 import { SqliteScrapeOriginStore } from '../../src/jobs/stores/browser-state/sqlite-scrape-origin-store.js';
 import { scrapeOriginContract } from './scrape-origin-contract.js';
+import { MemoryMonitorStore } from '../../src/jobs/stores/monitor-state/memory-monitor-store.js';
+import { SqliteMonitorStore } from '../../src/jobs/stores/monitor-state/sqlite-monitor-store.js';
+import { UnavailableMonitorStore } from '../../src/jobs/stores/monitor-state/unavailable-monitor-store.js';
+import { monitorStoreContract } from './monitor-contract.js';
 
 const tempDir = (): string => mkdtempSync(path.join(os.tmpdir(), 'pagewright-contract-'));
+
+/** A store of this process only: nothing to reopen. */
+const inMemory =
+  <T>(build: () => T) =>
+  async () => ({ store: build(), close: async () => undefined });
+
+/** A store on a fresh SQLite file; `reopen` closes the file and opens it again, as a restart does. */
+const onSqliteFile =
+  <T>(build: (db: SqliteDb) => T) =>
+  async () => {
+    const dir = tempDir();
+    let db = SqliteDb.open(dir);
+    return {
+      store: build(db),
+      reopen: async () => {
+        await db.close();
+        db = SqliteDb.open(dir);
+        return build(db);
+      },
+      close: async () => {
+        await db.close().catch(() => undefined);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  };
 
 jobStoreContract('sqlite', async (ttlMs) => {
   const dir = tempDir();
@@ -87,71 +116,58 @@ pageStoreContract('sqlite', async () => {
 
 pageStoreContract('memory', async () => ({ pages: new MemoryPageStore(), close: async () => undefined }));
 
-profileStoreContract('sqlite', async () => {
-  const dir = tempDir();
-  let db = SqliteDb.open(dir);
-  return {
-    store: new SqliteProfileStore(db),
-    reopen: async () => {
-      await db.close();
-      db = SqliteDb.open(dir);
-      return new SqliteProfileStore(db);
-    },
-    close: async () => {
-      await db.close().catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+profileStoreContract(
+  'sqlite',
+  onSqliteFile((db) => new SqliteProfileStore(db)),
+);
+
+profileStoreContract(
+  'memory',
+  inMemory(() => new MemoryProfileStore()),
+);
+
+sessionStoreContract(
+  'sqlite',
+  onSqliteFile((db) => new SqliteSessionStore(db)),
+);
+
+sessionStoreContract(
+  'memory',
+  inMemory(() => new MemorySessionStore()),
+);
+
+scrapeOriginContract(
+  'sqlite',
+  onSqliteFile((db) => new SqliteScrapeOriginStore(db)),
+);
+
+scrapeOriginContract(
+  'memory',
+  inMemory(() => new MemoryScrapeOriginStore()),
+);
+
+monitorStoreContract(
+  'sqlite',
+  onSqliteFile((db) => new SqliteMonitorStore(db)),
+);
+
+monitorStoreContract(
+  'memory',
+  inMemory(() => new MemoryMonitorStore()),
+);
+
+test('monitors without the SQLite file: every call is the 503 naming why; the scheduler finds nothing due', async () => {
+  const store = new UnavailableMonitorStore('DATA_DIR is held by another process');
+  for (const call of [() => store.get('m'), () => store.list(0, 10), () => store.advance('m', 1, 2)]) {
+    await assert.rejects(
+      call(),
+      (err: { code?: string; message?: string }) =>
+        err.code === 'STORE_UNAVAILABLE' && /held by another process/.test(err.message ?? ''),
+    );
+  }
+  assert.deepEqual(await store.due(Date.now()), []);
+  assert.equal(await store.purgeChecks('m', Date.now()), 0);
 });
-
-profileStoreContract('memory', async () => ({
-  store: new MemoryProfileStore(),
-  close: async () => undefined,
-}));
-
-sessionStoreContract('sqlite', async () => {
-  const dir = tempDir();
-  let db = SqliteDb.open(dir);
-  return {
-    store: new SqliteSessionStore(db),
-    reopen: async () => {
-      await db.close();
-      db = SqliteDb.open(dir);
-      return new SqliteSessionStore(db);
-    },
-    close: async () => {
-      await db.close().catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
-
-sessionStoreContract('memory', async () => ({
-  store: new MemorySessionStore(),
-  close: async () => undefined,
-}));
-
-scrapeOriginContract('sqlite', async () => {
-  const dir = tempDir();
-  let db = SqliteDb.open(dir);
-  return {
-    store: new SqliteScrapeOriginStore(db),
-    reopen: async () => {
-      await db.close();
-      db = SqliteDb.open(dir);
-      return new SqliteScrapeOriginStore(db);
-    },
-    close: async () => {
-      await db.close().catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-});
-
-scrapeOriginContract('memory', async () => ({
-  store: new MemoryScrapeOriginStore(),
-  close: async () => undefined,
-}));
 
 test('sqlite: calls after the file is closed fail as the store being away (never a closed handle)', async () => {
   const dir = tempDir();

@@ -89,6 +89,60 @@ CREATE TABLE IF NOT EXISTS scrape_origins (
   keep_until INTEGER NOT NULL,
   body TEXT NOT NULL
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS monitors (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL,
+  status TEXT NOT NULL,
+  config TEXT NOT NULL,
+  cron TEXT NOT NULL,
+  timezone TEXT NOT NULL,
+  next_run_at INTEGER,
+  last_run_at INTEGER,
+  current_check_id TEXT,
+  last_check_summary TEXT,
+  retention_days INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS monitors_by_creation ON monitors (created_at, id);
+CREATE INDEX IF NOT EXISTS monitors_due ON monitors (status, next_run_at);
+CREATE TABLE IF NOT EXISTS monitor_checks (
+  id TEXT PRIMARY KEY,
+  monitor_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  trigger_kind TEXT NOT NULL,
+  scheduled_for INTEGER,
+  started_at INTEGER,
+  finished_at INTEGER,
+  summary TEXT NOT NULL,
+  target_results TEXT NOT NULL,
+  notification_status TEXT NOT NULL,
+  error TEXT,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS monitor_checks_by_creation ON monitor_checks (monitor_id, created_at, id);
+CREATE INDEX IF NOT EXISTS monitor_checks_by_status ON monitor_checks (monitor_id, status, created_at, id);
+CREATE TABLE IF NOT EXISTS monitor_pages (
+  check_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL,
+  target_id TEXT NOT NULL,
+  url TEXT NOT NULL,
+  status TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (check_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS monitor_pages_by_status ON monitor_pages (check_id, status, seq);
+CREATE TABLE IF NOT EXISTS monitor_snapshots (
+  monitor_id TEXT NOT NULL,
+  key TEXT NOT NULL,
+  markdown TEXT NOT NULL,
+  scrape_id TEXT NOT NULL,
+  at INTEGER NOT NULL,
+  PRIMARY KEY (monitor_id, key)
+) WITHOUT ROWID;
 `;
 
 /**
