@@ -15,6 +15,8 @@ import { RedisSessionStore } from '../../src/jobs/stores/browser-state/redis-ses
 import { sessionStoreContract } from './session-contract.js';
 import { RedisScrapeOriginStore } from '../../src/jobs/stores/browser-state/redis-scrape-origin-store.js';
 import { scrapeOriginContract } from './scrape-origin-contract.js';
+import { RedisMonitorStore } from '../../src/jobs/stores/monitor-state/redis-monitor-store.js';
+import { monitorStoreContract } from './monitor-contract.js';
 
 /** The same contract suites as the embedded adapters, against a real redis-server (scripts/ensure-redis.sh). */
 
@@ -25,6 +27,21 @@ before(async () => {
 after(async () => server?.close());
 
 const connect = (): Redis => new Redis(server!.url, { maxRetriesPerRequest: 1, lazyConnect: false });
+
+/** A store on an emptied Redis; `reopen` is another connection (another process of the fleet, or a restart). */
+const onEmptyRedis =
+  <T>(build: (client: Redis) => T) =>
+  async () => {
+    const admin = connect();
+    await admin.flushdb();
+    await admin.quit();
+    const clients = [connect(), connect()];
+    return {
+      store: build(clients[0]!),
+      reopen: async () => build(clients[1]!),
+      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
+    };
+  };
 
 if (redisAvailable) {
   jobStoreContract('redis', async (ttlMs) => {
@@ -128,40 +145,76 @@ if (redisAvailable) {
     await client.quit();
   });
 
-  profileStoreContract('redis', async () => {
-    const admin = connect();
-    await admin.flushdb();
-    await admin.quit();
-    const clients = [connect(), connect()];
-    return {
-      store: new RedisProfileStore(clients[0]!),
-      reopen: async () => new RedisProfileStore(clients[1]!),
-      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
-    };
-  });
+  profileStoreContract(
+    'redis',
+    onEmptyRedis((client) => new RedisProfileStore(client)),
+  );
 
-  sessionStoreContract('redis', async () => {
-    const admin = connect();
-    await admin.flushdb();
-    await admin.quit();
-    const clients = [connect(), connect()];
-    return {
-      store: new RedisSessionStore(clients[0]!),
-      reopen: async () => new RedisSessionStore(clients[1]!),
-      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
-    };
-  });
+  sessionStoreContract(
+    'redis',
+    onEmptyRedis((client) => new RedisSessionStore(client)),
+  );
 
-  scrapeOriginContract('redis', async () => {
-    const admin = connect();
-    await admin.flushdb();
-    await admin.quit();
-    const clients = [connect(), connect()];
-    return {
-      store: new RedisScrapeOriginStore(clients[0]!),
-      reopen: async () => new RedisScrapeOriginStore(clients[1]!),
-      close: async () => void (await Promise.all(clients.map((c) => c.quit()))),
-    };
+  scrapeOriginContract(
+    'redis',
+    onEmptyRedis((client) => new RedisScrapeOriginStore(client)),
+  );
+
+  monitorStoreContract(
+    'redis',
+    onEmptyRedis((client) => new RedisMonitorStore(client)),
+  );
+
+  test('redis monitors: delete and purgeChecks leave no key of what they removed', async () => {
+    const client = connect();
+    await client.flushdb();
+    const store = new RedisMonitorStore(client);
+    const at = Date.now();
+    await store.put({
+      id: 'keys',
+      name: 'keys',
+      status: 'active',
+      config: {},
+      cron: '* * * * *',
+      timezone: 'UTC',
+      nextRunAt: at,
+      lastRunAt: null,
+      currentCheckId: null,
+      lastCheckSummary: null,
+      retentionDays: 1,
+      createdAt: at,
+      updatedAt: at,
+    });
+    const summary = { totalPages: 1, same: 0, changed: 1, new: 0, removed: 0, error: 0 };
+    for (const [id, createdAt] of [
+      ['old', at - 1000],
+      ['new', at],
+    ] as const) {
+      await store.putCheck({
+        ...{ id, monitorId: 'keys', status: 'completed', trigger: 'manual', summary, targetResults: [] },
+        ...{ scheduledFor: null, startedAt: null, finishedAt: null, notificationStatus: null, error: null },
+        ...{ createdAt, updatedAt: createdAt },
+      });
+      const detail = { diff: '+x' };
+      await store.addPages(id, [
+        {
+          id: `${id}-p`,
+          checkId: id,
+          targetId: 't',
+          url: 'https://a.test/',
+          status: 'changed',
+          detail,
+          createdAt,
+        },
+      ]);
+    }
+    await store.putSnapshot('keys', 't|https://a.test/', { markdown: 'x', scrapeId: 's', at });
+    assert.equal(await store.purgeChecks('keys', at), 1);
+    assert.deepEqual(await client.keys('pw:monitor-check:old*'), []);
+    assert.ok((await client.keys('pw:monitor-check:new*')).length > 0);
+    assert.equal(await store.delete('keys'), true);
+    assert.deepEqual(await client.keys('pw:monitor*'), []);
+    await client.quit();
   });
 } else {
   console.log(`# !!! REDIS CONTRACT TESTS SKIPPED: ${REDIS_MISSING}`);
