@@ -20,6 +20,10 @@ import { MemoryScrapeOriginStore } from './stores/browser-state/scrape-origin-st
 import type { ScrapeOriginStore } from './stores/browser-state/scrape-origin-store.js';
 import { RedisScrapeOriginStore } from './stores/browser-state/redis-scrape-origin-store.js';
 import { SqliteScrapeOriginStore } from './stores/browser-state/sqlite-scrape-origin-store.js';
+import type { MonitorStore } from './stores/monitor-state/monitor-store.js';
+import { RedisMonitorStore } from './stores/monitor-state/redis-monitor-store.js';
+import { SqliteMonitorStore } from './stores/monitor-state/sqlite-monitor-store.js';
+import { UnavailableMonitorStore } from './stores/monitor-state/unavailable-monitor-store.js';
 import { SqlitePageStore } from './stores/sqlite-page-store.js';
 import { SqliteFrontier } from './stores/sqlite-frontier.js';
 import { SqliteJobStore } from './stores/sqlite-job-store.js';
@@ -50,6 +54,8 @@ export interface JobStores {
   sessions: SessionStore;
   /** What reopens a scrape's page for `interact`, by scrape id, for a while after the scrape. */
   scrapeOrigins: ScrapeOriginStore;
+  /** Monitors, their checks, pages and retained versions (never in memory: without the file, every call is 503). */
+  monitors: MonitorStore;
   fleet: BullFleet | null;
   frontierFor: (jobId: string) => Frontier;
   onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
@@ -83,6 +89,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
       profiles: profilesOn(new RedisProfileStore(storeConnection)),
       sessions: new RedisSessionStore(storeConnection),
       scrapeOrigins: new RedisScrapeOriginStore(storeConnection),
+      monitors: new RedisMonitorStore(storeConnection),
       fleet,
       frontierFor: () => {
         throw new Error('a fleet job has no local frontier');
@@ -111,6 +118,7 @@ export function openJobStores(config: Config, log: Logger): JobStores {
     // Without the file a session is still this process's own (it dies with it): its record in memory.
     sessions: sql ? new SqliteSessionStore(sql) : new MemorySessionStore(),
     scrapeOrigins: sql ? new SqliteScrapeOriginStore(sql) : new MemoryScrapeOriginStore(),
+    monitors: sql ? new SqliteMonitorStore(sql) : new UnavailableMonitorStore(storeError ?? ''),
     fleet: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),
