@@ -5,6 +5,9 @@ import { HttpEngine } from '../engines/http.js';
 import { Agents } from '../agent/agents.js';
 import { withAgentRuns } from '../agent/task.js';
 import { LlmClient } from '../extract/llm.js';
+import { createMonitorScheduler } from '../monitors/create-scheduler.js';
+import { Monitors } from '../monitors/monitors.js';
+import { withMonitorChecks } from '../monitors/task.js';
 import type { FirecrawlDeps } from '../firecrawl/deps.js';
 import { extraFieldsWriter } from '../firecrawl/extra-fields.js';
 import { SIGNATURE_HEADER, firecrawlJobPorts } from '../firecrawl/job-ports.js';
@@ -177,10 +180,20 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     signatureHeader: SIGNATURE_HEADER,
     // Jobs are bounded by MAX_RUNNING_JOBS; the request gates' queue limits are for callers awaiting a reply.
     ...withAgentRuns(
-      firecrawlJobPorts(extraFields, config.llm, {
-        extract: (body, signal) => extractBatch(body, signal, extractDeps),
-        llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
-      }),
+      withMonitorChecks(
+        firecrawlJobPorts(extraFields, config.llm, {
+          extract: (body, signal) => extractBatch(body, signal, extractDeps),
+          llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
+        }),
+        () => ({
+          store: stores.monitors,
+          jobs,
+          services,
+          llm: pageLlm ? { client: llm, endpoint: pageLlm.endpoint } : null,
+          webhooks: jobs.webhooks,
+          log,
+        }),
+      ),
       // Read when a run starts, once the services below exist.
       pageLlm && stores.store
         ? () => ({
@@ -195,6 +208,14 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         : null,
     ),
   });
+  // Every process fires ticks; the scheduler makes each one fire once across a fleet.
+  const monitors = new Monitors({
+    store: stores.monitors,
+    jobs,
+    scheduler: createMonitorScheduler({ redis: config.redis, store: stores.monitors, log }),
+    log,
+  });
+  monitors.start();
   metrics.watch({
     browser: () => browser?.stats() ?? null,
     content: () => content.stats(),
@@ -259,6 +280,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     contentStats: () => content.stats(),
     close: async () => {
       await sessions.close(); // before the store closes: the records say how they ended
+      await monitors.close();
       await jobs.close();
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
       await proxies.close();
@@ -278,6 +300,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     extraFields,
     executor,
     agents: pageLlm ? new Agents(jobs) : null,
+    monitors,
     scrapeOrigins: stores.scrapeOrigins,
     log,
   };

@@ -1,5 +1,6 @@
 import type { Agents } from '../agent/agents.js';
 import type { Config } from '../config/config.js';
+import type { Monitors } from '../monitors/monitors.js';
 import type { CrawlSettings } from '../jobs/crawl-run.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
 import type { ScrapeOriginStore } from '../jobs/stores/browser-state/scrape-origin-store.js';
@@ -42,5 +43,7 @@ export interface FirecrawlDeps {
   scrapeOrigins: ScrapeOriginStore;
   /** The research agent (`/v2/agent`); null without the server's LLM. */
   agents: Agents | null;
+  /** Monitors (`/v2/monitor`): scheduled checks of pages, crawls and searches. */
+  monitors: Monitors;
   log: Logger;
 }

@@ -31,6 +31,7 @@ const EVENT_PREFIX: Record<JobKind, string> = {
   extract: 'extract',
   llmstxt: 'llmstxt',
   agent: 'agent',
+  monitor_check: 'monitor.check',
 };
 
 /** The job operations a Firecrawl task runs, outside the request gates (jobs have MAX_RUNNING_JOBS). */

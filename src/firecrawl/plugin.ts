@@ -8,6 +8,7 @@ import browserLiveRoute from './routes/browser-live.js';
 import browserRoutes from './routes/browser.js';
 import crawlRoutes from './routes/crawl.js';
 import interactRoutes from './routes/interact.js';
+import monitorRoutes from './routes/monitor.js';
 import pageRoutes from './routes/pages.js';
 import parseRoute from './routes/parse.js';
 import taskRoutes from './routes/tasks.js';
@@ -41,6 +42,7 @@ export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async
   await app.register(browserLiveRoute);
   await app.register(interactRoutes);
   await app.register(agentRoutes);
+  await app.register(monitorRoutes);
   // Uploads only where they are read: elsewhere multipart stays an unsupported media type.
   await app.register(async (uploads) => {
     await uploads.register(multipart, {

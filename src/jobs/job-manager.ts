@@ -252,11 +252,21 @@ export class JobManager {
     };
   }
 
+  /** The signed deliveries of every job's webhooks (monitors send theirs through it too). */
+  get webhooks(): WebhookSender {
+    return this.deps.webhooks;
+  }
+
+  /** Refuses a webhook its deliveries would be refused to (the SSRF guard): a 400 at once, not silence later. */
+  checkWebhook(target: WebhookTarget): Promise<void> {
+    return this.deps.webhooks.check(target);
+  }
+
   /** Stores a one-value job (extract, llms.txt) and starts it in the background. */
-  async startTask(kind: JobKind, request: object): Promise<JobRecord> {
+  async startTask(kind: JobKind, request: object, id: string = randomUUID()): Promise<JobRecord> {
     const { webhook } = request as { webhook?: WebhookTarget | null };
     if (webhook) await this.deps.webhooks.check(webhook);
-    const job = await this.store.create({ id: randomUUID(), kind, request, listed: true, total: 1 });
+    const job = await this.store.create({ id, kind, request, listed: true, total: 1 });
     this.deps.metrics?.jobStarted(kind);
     await this.dispatch(job);
     return job;

@@ -26,6 +26,29 @@ const DIFF_TIMEOUT_MS = 500;
 
 const GONE = new Set([404, 410]);
 
+/** Whether a page's status says it is gone (a tracked page answering it is `removed`). */
+export const isGone = (statusCode: number): boolean => GONE.has(statusCode);
+
+/**
+ * A unified diff of two versions of a page's Markdown (each bounded to MAX_COMPARED_CHARS), or undefined when
+ * it took longer than DIFF_TIMEOUT_MS (it runs on the main thread: the status is still answered).
+ */
+export function markdownDiff(previous: string, current: string): string | undefined {
+  return createTwoFilesPatch(
+    'previous',
+    'current',
+    previous.slice(0, MAX_COMPARED_CHARS),
+    current.slice(0, MAX_COMPARED_CHARS),
+    undefined,
+    undefined,
+    { timeout: DIFF_TIMEOUT_MS },
+  );
+}
+
+/** The Markdown a page is compared on: bounded as diffs are. */
+export const comparedMarkdown = (markdown: string | undefined): string =>
+  (markdown ?? '').slice(0, MAX_COMPARED_CHARS);
+
 /**
  * Compares a page's Markdown with the version stored for its URL (and tag) at the previous scrape, then stores
  * this one. A page that now answers 404 or 410 after being seen is `removed` (and the last seen version is
@@ -52,9 +75,7 @@ export async function trackChanges(
   }
   const changeTracking: ChangeTracking = { previousScrapeAt, changeStatus: 'changed', visibility: 'visible' };
   if (!request.modes.includes('git-diff')) return { changeTracking };
-  const text = createTwoFilesPatch('previous', 'current', previous.body, markdown, undefined, undefined, {
-    timeout: DIFF_TIMEOUT_MS,
-  });
+  const text = markdownDiff(previous.body, markdown);
   if (text === undefined) {
     return {
       changeTracking,

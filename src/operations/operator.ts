@@ -9,6 +9,7 @@ const STATUS_PATH: Record<JobRecord['kind'], string> = {
   extract: '/v2/extract/',
   llmstxt: '/v1/llmstxt/',
   agent: '/v2/agent/',
+  monitor_check: '/v2/monitor/',
 };
 
 /** The URL a job is about, whatever its kind's request looks like. */
@@ -38,7 +39,11 @@ export function jobSummary(job: JobRecord, now = Date.now()): JobSummary {
     error: job.error,
     createdAt: new Date(job.createdAt).toISOString(),
     updatedAt: new Date(job.updatedAt).toISOString(),
-    statusUrl: STATUS_PATH[job.kind] + job.id,
+    // A check is read under its monitor: /v2/monitor/{monitorId}/checks/{checkId} (the job's id is the check's).
+    statusUrl:
+      job.kind === 'monitor_check'
+        ? `${STATUS_PATH.monitor_check}${(job.request as { monitorId: string }).monitorId}/checks/${job.id}`
+        : STATUS_PATH[job.kind] + job.id,
   };
 }
 

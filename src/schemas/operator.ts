@@ -10,6 +10,7 @@ export const JobSummary = Type.Object({
     Type.Literal('extract'),
     Type.Literal('llmstxt'),
     Type.Literal('agent'),
+    Type.Literal('monitor_check'),
   ]),
   state: Type.Union([
     Type.Literal('scraping'),

@@ -9,6 +9,7 @@ import { startFactsSite } from '../fixtures/facts-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
+import { until } from '../fixtures/until.js';
 import { startService } from '../helpers.js';
 import {
   FACTS,
@@ -26,18 +27,7 @@ import {
  * the credit limit, cancel, a schema the model never meets, strict URLs, no LLM.
  */
 
-const WAIT_MS = 120_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) assert.fail(`still waiting: ${JSON.stringify(value).slice(0, 500)}`);
-    await sleep(100);
-  }
-}
 
 async function setup(t: TestContext, env: Record<string, string> = {}) {
   const site = await startFactsSite();

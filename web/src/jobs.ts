@@ -4,7 +4,7 @@ import { sessionsPanel } from './sessions.js';
 
 export interface JobSummary {
   id: string;
-  kind: 'crawl' | 'batch_scrape' | 'extract' | 'llmstxt' | 'agent';
+  kind: 'crawl' | 'batch_scrape' | 'extract' | 'llmstxt' | 'agent' | 'monitor_check';
   state: 'scraping' | 'completed' | 'failed' | 'cancelled';
   url: string | null;
   total: number;
@@ -21,6 +21,7 @@ const KIND_NAMES: Record<JobSummary['kind'], string> = {
   extract: 'extract',
   llmstxt: 'llms.txt',
   agent: 'agent',
+  monitor_check: 'monitor check',
 };
 
 export const stateBadge = (state: string): HTMLSpanElement =>

@@ -1,5 +1,5 @@
 /** What a job does; each kind has its own request and result shapes. */
-export const JOB_KINDS = ['crawl', 'batch_scrape', 'extract', 'llmstxt', 'agent'] as const;
+export const JOB_KINDS = ['crawl', 'batch_scrape', 'extract', 'llmstxt', 'agent', 'monitor_check'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 /** `scraping` until it ends; the three others are final (Firecrawl's names, which its SDKs poll for). */

@@ -1,0 +1,324 @@
+import { randomUUID } from 'node:crypto';
+import { normalizeUrl } from '../crawl/normalize.js';
+import { toAppError } from '../errors.js';
+import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
+import type { JobManager } from '../jobs/job-manager.js';
+import type {
+  CheckPage,
+  CheckRecord,
+  CheckSummary,
+  MonitorStore,
+} from '../jobs/stores/monitor-state/monitor-store.js';
+import type { WebhookSender } from '../jobs/webhooks.js';
+import { Deadline } from '../lib/deadline.js';
+import type { Logger } from '../lib/logger.js';
+import { mapWithLimit } from '../lib/map-limit.js';
+import { comparedMarkdown, isGone, markdownDiff } from '../operations/change-tracking.js';
+import type { Services } from '../operations/services.js';
+import type { PageDocument } from '../schemas/page.js';
+import { judgeChange } from './judge.js';
+import type { CheckTarget, MonitorConfig } from './monitor-config.js';
+import { snapshotKey } from './monitor-config.js';
+
+export interface CheckDeps {
+  store: MonitorStore;
+  jobs: Pick<JobManager, 'attachCrawl'>;
+  services: Pick<Services, 'searchPages'>;
+  /** The server's LLM for the judge; null without one. */
+  llm: { client: LlmClient; endpoint: LlmEndpoint } | null;
+  webhooks: WebhookSender;
+  log: Logger;
+}
+
+/** Pages of one check the judge reads at most (the others carry no judgment, and the check says so). */
+const MAX_JUDGED = 25;
+const JUDGE_CONCURRENCY = 4;
+const JUDGE_TIMEOUT_MS = 60_000;
+const DAY_MS = 86_400_000;
+
+/** What a target's fetch gave for one URL: the page, or why there is none. */
+type Fetched = { url: string; doc?: PageDocument; error?: string; statusCode?: number };
+
+/**
+ * A page seen gone (removed) keeps a version with no scrape: a scrape target's page still answering 404 is then
+ * the same as last time, and a page coming back is new again.
+ */
+const GONE = '';
+const isTombstone = (s: { scrapeId: string } | null): boolean => s !== null && s.scrapeId === GONE;
+
+const emptySummary = (): CheckSummary => ({
+  totalPages: 0,
+  same: 0,
+  changed: 0,
+  new: 0,
+  removed: 0,
+  error: 0,
+});
+
+/** Fetches a target's pages: through the crawl engine (batch or crawl), or each search result's page. */
+async function fetchTarget(target: CheckTarget, signal: AbortSignal, deps: CheckDeps): Promise<Fetched[]> {
+  const out: Fetched[] = [];
+  if (target.type === 'pages') {
+    await deps.jobs.attachCrawl(
+      target.spec,
+      {
+        document: (item, doc) => {
+          out.push({ url: item.url, doc: { ...doc, html: undefined, rawHtml: undefined } });
+          return Promise.resolve();
+        },
+        failed: (url, error) => {
+          out.push({ url, error: error.message });
+          return Promise.resolve();
+        },
+        robotsBlocked: (url) => {
+          out.push({ url, error: 'robots.txt disallows this page' });
+          return Promise.resolve();
+        },
+      },
+      signal,
+    );
+    return out;
+  }
+  const seen = new Set<string>();
+  for (const query of target.queries) {
+    const results = await deps.services.searchPages(query, target.maxResults, target.page, signal);
+    for (const r of results) {
+      const host = hostOf(r.hit.url);
+      if (target.includeDomains.length > 0 && !target.includeDomains.some((d) => onDomain(host, d))) continue;
+      if (target.excludeDomains.some((d) => onDomain(host, d))) continue;
+      if (seen.has(r.hit.url)) continue;
+      seen.add(r.hit.url);
+      out.push(
+        r.document
+          ? { url: r.hit.url, doc: r.document }
+          : { url: r.hit.url, error: r.error?.message ?? 'not read' },
+      );
+    }
+  }
+  return out;
+}
+
+const hostOf = (url: string): string => {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return '';
+  }
+};
+const onDomain = (host: string, domain: string): boolean => {
+  const d = domain.toLowerCase().replace(/^\*?\.?/, '');
+  return host === d || host.endsWith(`.${d}`);
+};
+
+/**
+ * One check of a monitor (the monitor_check job's run): fetches every target, compares each page with its
+ * retained version (new, same, changed with the diff, removed, error), asks the judge about the changes when
+ * the monitor has a goal, stores the pages and the summary, keeps the new versions, then sends the webhooks and
+ * purges checks past `retentionDays`. A check whose monitor is gone, or that already ended, does nothing.
+ */
+export async function runCheck(
+  monitorId: string,
+  checkId: string,
+  signal: AbortSignal,
+  deps: CheckDeps,
+): Promise<void> {
+  const { store } = deps;
+  const monitor = await store.get(monitorId);
+  let check = await store.check(monitorId, checkId);
+  if (!monitor || !check || !['queued', 'running'].includes(check.status)) return;
+  const config = monitor.config as unknown as MonitorConfig;
+  const startedAt = Date.now();
+  check = { ...check, status: 'running', startedAt, updatedAt: startedAt };
+  await store.putCheck(check);
+  const pages: CheckPage[] = [];
+  const targetResults: unknown[] = [];
+  const kept: { key: string; markdown: string; scrapeId: string }[] = [];
+  const dropped: string[] = [];
+  let failure: string | null = null;
+  for (const target of config.targets) {
+    let fetched: Fetched[];
+    try {
+      fetched = await fetchTarget(target, signal, deps);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      failure = `target ${target.id}: ${toAppError(err).message}`;
+      targetResults.push({ targetId: target.id, type: target.type, error: failure });
+      continue;
+    }
+    const found = new Set<string>();
+    for (const f of fetched) {
+      const url = normalizeUrl(f.url) ?? f.url;
+      const key = snapshotKey(target.id, url);
+      found.add(key);
+      const stored = await store.snapshot(monitorId, key);
+      const previous = isTombstone(stored) ? null : stored;
+      const page = (status: CheckPage['status'], detail: Record<string, unknown>): CheckPage => ({
+        id: randomUUID(),
+        checkId,
+        targetId: target.id,
+        url,
+        status,
+        detail: { previousScrapeId: previous?.scrapeId ?? null, ...detail },
+        createdAt: Date.now(),
+      });
+      if (!f.doc) {
+        pages.push(page('error', { error: f.error ?? 'failed', statusCode: f.statusCode ?? null }));
+        continue;
+      }
+      const statusCode = f.doc.metadata.statusCode;
+      const metadata = { title: f.doc.metadata.title, statusCode };
+      if (isGone(statusCode)) {
+        if (previous) {
+          pages.push(page('removed', { statusCode, metadata, diff: diffOf(previous.markdown, '') }));
+          dropped.push(key);
+        } else if (isTombstone(stored)) pages.push(page('same', { statusCode, metadata, diff: null }));
+        else pages.push(page('error', { statusCode, metadata, error: `HTTP ${statusCode}` }));
+        continue;
+      }
+      const markdown = comparedMarkdown(f.doc.markdown);
+      const scrapeId = randomUUID();
+      const base = { statusCode, metadata, currentScrapeId: scrapeId };
+      if (!previous) pages.push(page('new', { ...base, diff: null }));
+      else if (previous.markdown === markdown) pages.push(page('same', { ...base, diff: null }));
+      else pages.push(page('changed', { ...base, diff: diffOf(previous.markdown, markdown) }));
+      kept.push({ key, markdown, scrapeId });
+    }
+    // Pages retained from earlier checks that this one did not find (crawls and searches): removed.
+    for (const key of await store.snapshotKeys(monitorId, `${target.id}|`)) {
+      if (found.has(key)) continue;
+      const previous = await store.snapshot(monitorId, key);
+      if (isTombstone(previous)) continue;
+      pages.push({
+        id: randomUUID(),
+        checkId,
+        targetId: target.id,
+        url: key.slice(target.id.length + 1),
+        status: 'removed',
+        detail: {
+          previousScrapeId: previous?.scrapeId ?? null,
+          diff: previous ? diffOf(previous.markdown, '') : null,
+        },
+        createdAt: Date.now(),
+      });
+      dropped.push(key);
+    }
+    targetResults.push({ targetId: target.id, type: target.type, pages: fetched.length });
+  }
+  if (signal.aborted) throw signal.reason;
+  const judgeNote = await judge(config, pages, signal, deps);
+  const summary = emptySummary();
+  for (const p of pages) {
+    summary.totalPages++;
+    summary[p.status]++;
+  }
+  await store.addPages(checkId, pages);
+  for (const k of kept)
+    await store.putSnapshot(monitorId, k.key, { markdown: k.markdown, scrapeId: k.scrapeId, at: Date.now() });
+  for (const key of dropped)
+    await store.putSnapshot(monitorId, key, { markdown: '', scrapeId: GONE, at: Date.now() });
+  const finishedAt = Date.now();
+  const status: CheckRecord['status'] =
+    failure !== null && summary.totalPages === 0
+      ? 'failed'
+      : failure !== null || summary.error > 0
+        ? summary.error === summary.totalPages && summary.totalPages > 0
+          ? 'failed'
+          : 'partial'
+        : 'completed';
+  const notes = [...config.notes, ...(judgeNote ? [judgeNote] : [])];
+  check = {
+    ...check,
+    status,
+    finishedAt,
+    summary,
+    targetResults,
+    notificationStatus: {
+      webhook: config.webhook ? 'sent' : 'none',
+      ...(notes.length > 0 ? { notes } : {}),
+    },
+    error: failure,
+    updatedAt: finishedAt,
+  };
+  await store.putCheck(check);
+  const now = await store.get(monitorId);
+  if (now) {
+    await store.put({
+      ...now,
+      lastRunAt: startedAt,
+      lastCheckSummary: summary,
+      currentCheckId: now.currentCheckId === checkId ? null : now.currentCheckId,
+      updatedAt: finishedAt,
+    });
+  }
+  notify(config, monitor.id, check, pages, deps);
+  const purged = await store.purgeChecks(monitorId, finishedAt - monitor.retentionDays * DAY_MS);
+  if (purged > 0) deps.log.info({ monitorId, purged }, 'monitor checks past retentionDays purged');
+}
+
+const diffOf = (previous: string, current: string): { text: string } | null => {
+  const text = markdownDiff(previous, current);
+  return text === undefined ? null : { text };
+};
+
+/** Judges the changed, new and removed pages against the goal (when asked); answers a note when some were not. */
+async function judge(
+  config: MonitorConfig,
+  pages: CheckPage[],
+  signal: AbortSignal,
+  deps: CheckDeps,
+): Promise<string | null> {
+  if (!config.goal || !config.judgeEnabled || !deps.llm) return null;
+  const llm = deps.llm;
+  const goal = config.goal;
+  const moved = pages.filter((p) => p.status === 'changed' || p.status === 'new' || p.status === 'removed');
+  const judged = moved.slice(0, MAX_JUDGED);
+  await mapWithLimit(judged, JUDGE_CONCURRENCY, async (p) => {
+    const deadline = Deadline.after(JUDGE_TIMEOUT_MS, signal);
+    try {
+      const diff = (p.detail.diff as { text?: string } | null)?.text ?? `(${p.status} page)`;
+      const { judgment, error } = await judgeChange(
+        goal,
+        { url: p.url, status: p.status, diff },
+        { llm: llm.client, endpoint: llm.endpoint, deadline },
+      );
+      p.detail.judgment = judgment;
+      if (error) {
+        p.detail.judgeError = error;
+        deps.log.warn({ op: 'monitor-judge', url: p.url, reason: error }, 'change not judged');
+      }
+    } finally {
+      deadline.dispose();
+    }
+  });
+  return moved.length > judged.length
+    ? `the judge read the first ${MAX_JUDGED} of ${moved.length} changed pages`
+    : null;
+}
+
+/** monitor.page for every page that is not the same, then monitor.check.completed. */
+function notify(
+  config: MonitorConfig,
+  monitorId: string,
+  check: CheckRecord,
+  pages: CheckPage[],
+  deps: CheckDeps,
+): void {
+  const target = config.webhook;
+  if (!target) return;
+  const base = { monitorId, checkId: check.id, metadata: target.metadata };
+  for (const p of pages) {
+    if (p.status === 'same') continue;
+    deps.webhooks.send(check.id, target, 'monitor.page', {
+      success: true,
+      type: 'monitor.page',
+      ...base,
+      data: { url: p.url, targetId: p.targetId, status: p.status, ...p.detail },
+    });
+  }
+  deps.webhooks.send(check.id, target, 'monitor.check.completed', {
+    success: check.status !== 'failed',
+    type: 'monitor.check.completed',
+    ...base,
+    data: { status: check.status, summary: check.summary, ...(check.error ? { error: check.error } : {}) },
+  });
+}

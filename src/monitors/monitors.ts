@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { NotFoundError } from '../errors.js';
+import type { JobManager } from '../jobs/job-manager.js';
+import type {
+  CheckPage,
+  CheckRecord,
+  CheckStatus,
+  MonitorRecord,
+  MonitorStore,
+  PageStatus,
+} from '../jobs/stores/monitor-state/monitor-store.js';
+import type { Logger } from '../lib/logger.js';
+import type { MonitorConfig } from './monitor-config.js';
+import type { MonitorScheduler } from './scheduler.js';
+
+/** What a monitor is created with (the surface checked and normalized it). */
+export interface MonitorInput {
+  name: string;
+  status: 'active' | 'paused';
+  cron: string;
+  timezone: string;
+  retentionDays: number;
+  config: MonitorConfig;
+}
+
+/** What a check job stores: the check it runs (the job's id is the check's). */
+export interface CheckJobRequest {
+  monitorId: string;
+  checkId: string;
+}
+
+const emptySummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
+
+/**
+ * Monitors: records in the monitor store, ticks from the scheduler (BullMQ's job schedulers with Redis, the
+ * store's own loop otherwise), and each check a durable job (kind monitor_check) that any worker runs. A tick
+ * of a paused or deleted monitor fetches nothing; a tick while the previous check still runs is recorded as
+ * skipped_overlap.
+ */
+export class Monitors {
+  constructor(
+    private readonly deps: {
+      store: MonitorStore;
+      jobs: Pick<JobManager, 'startTask'>;
+      scheduler: MonitorScheduler;
+      log: Logger;
+    },
+  ) {}
+
+  /** Starts firing ticks (every process: the scheduler makes each tick fire once across the fleet). */
+  start(): void {
+    this.deps.scheduler.start((id, scheduledFor) => this.fire(id, scheduledFor));
+  }
+
+  async create(input: MonitorInput): Promise<MonitorRecord> {
+    const now = Date.now();
+    const record: MonitorRecord = {
+      id: randomUUID(),
+      name: input.name,
+      status: input.status,
+      config: input.config as unknown as Record<string, unknown>,
+      cron: input.cron,
+      timezone: input.timezone,
+      nextRunAt: null,
+      lastRunAt: null,
+      currentCheckId: null,
+      lastCheckSummary: null,
+      retentionDays: input.retentionDays,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.store.put(record);
+    await this.deps.scheduler.sync(record.id, record);
+    return (await this.deps.store.get(record.id)) ?? record;
+  }
+
+  async get(id: string): Promise<MonitorRecord> {
+    const monitor = await this.deps.store.get(id);
+    if (!monitor) throw new NotFoundError('Monitor not found');
+    return monitor;
+  }
+
+  list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }> {
+    return this.deps.store.list(offset, limit);
+  }
+
+  /** Applies a change (the surface merged it into the record); the schedule follows it. */
+  async update(id: string, change: (monitor: MonitorRecord) => MonitorRecord): Promise<MonitorRecord> {
+    const monitor = await this.get(id);
+    const next = { ...change(monitor), id, updatedAt: Date.now() };
+    await this.deps.store.put(next);
+    await this.deps.scheduler.sync(id, next);
+    return (await this.deps.store.get(id)) ?? next;
+  }
+
+  async delete(id: string): Promise<void> {
+    if (!(await this.deps.store.delete(id))) throw new NotFoundError('Monitor not found');
+    await this.deps.scheduler.sync(id, null);
+  }
+
+  /** POST /run: a check now, whatever the schedule (a paused monitor too: the caller asked for it). */
+  async run(id: string): Promise<CheckRecord> {
+    return this.startCheck(await this.get(id), 'manual', null);
+  }
+
+  /** A tick of the schedule: a check, unless the monitor is gone or paused (nothing is fetched then). */
+  private async fire(id: string, scheduledFor: number): Promise<void> {
+    const monitor = await this.deps.store.get(id);
+    if (!monitor || monitor.status !== 'active') return;
+    await this.startCheck(monitor, 'scheduled', scheduledFor);
+  }
+
+  private async startCheck(
+    monitor: MonitorRecord,
+    trigger: CheckRecord['trigger'],
+    scheduledFor: number | null,
+  ): Promise<CheckRecord> {
+    const now = Date.now();
+    const running = monitor.currentCheckId
+      ? await this.deps.store.check(monitor.id, monitor.currentCheckId)
+      : null;
+    const overlap = running !== null && (running.status === 'queued' || running.status === 'running');
+    const check: CheckRecord = {
+      id: randomUUID(),
+      monitorId: monitor.id,
+      status: overlap ? 'skipped_overlap' : 'queued',
+      trigger,
+      scheduledFor,
+      startedAt: null,
+      finishedAt: overlap ? now : null,
+      summary: { ...emptySummary },
+      targetResults: [],
+      notificationStatus: null,
+      error: overlap ? `check ${running.id} was still running` : null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.deps.store.putCheck(check);
+    if (overlap) {
+      this.deps.log.info(
+        { monitorId: monitor.id, running: running.id },
+        'monitor tick skipped: a check is running',
+      );
+      return check;
+    }
+    const latest = (await this.deps.store.get(monitor.id)) ?? monitor;
+    await this.deps.store.put({ ...latest, currentCheckId: check.id });
+    const request: CheckJobRequest = { monitorId: monitor.id, checkId: check.id };
+    await this.deps.jobs.startTask('monitor_check', request, check.id);
+    return check;
+  }
+
+  checks(
+    id: string,
+    offset: number,
+    limit: number,
+    status?: CheckStatus,
+  ): Promise<{ checks: CheckRecord[]; total: number }> {
+    return this.deps.store.checks(id, offset, limit, status);
+  }
+
+  async check(id: string, checkId: string): Promise<CheckRecord> {
+    const check = await this.deps.store.check(id, checkId);
+    if (!check) throw new NotFoundError('Check not found');
+    return check;
+  }
+
+  pages(
+    checkId: string,
+    skip: number,
+    limit: number,
+    status?: PageStatus,
+  ): Promise<{ pages: CheckPage[]; total: number }> {
+    return this.deps.store.pages(checkId, skip, limit, status);
+  }
+
+  close(): Promise<void> {
+    return this.deps.scheduler.close();
+  }
+}
