@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../errors.js';
 import type { ToolCall } from '../extract/llm-wire.js';
 import type { JobStore } from '../jobs/stores/job-store.js';
 
@@ -65,12 +66,17 @@ export class StepLog {
     return steps;
   }
 
+  /**
+   * Records the next step; a step already recorded at that position means another process runs this job too
+   * (a lease that ran out): this run stops rather than let two logs diverge.
+   */
   async append(step: AgentStep): Promise<void> {
     this.count++;
-    await this.store.addDocument(
-      this.jobId,
-      `step:${String(this.count).padStart(6, '0')}`,
-      JSON.stringify(step),
-    );
+    const key = `step:${String(this.count).padStart(6, '0')}`;
+    if (!(await this.store.addDocument(this.jobId, key, JSON.stringify(step)))) {
+      throw new StoreUnavailableError(
+        `Agent run ${this.jobId}: step ${this.count} was recorded by another process`,
+      );
+    }
   }
 }

@@ -1,5 +1,5 @@
 import { normalizeUrl } from '../crawl/normalize.js';
-import { toAppError } from '../errors.js';
+import { BadRequestError, toAppError } from '../errors.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
 import { parseJsonAnswer } from '../extract/llm.js';
 import type { ToolDefinition } from '../extract/llm-wire.js';
@@ -181,7 +181,7 @@ export async function runTool(
         };
       }
       case 'scrape': {
-        const markdown = await pageMarkdown(url, deadline, deps);
+        const markdown = await pageMarkdown(url, context, deadline, deps);
         return { ok: true, output: `URL: ${url}\n\n${markdown}`, pages: [url], tokens: 0 };
       }
       case 'extract':
@@ -220,8 +220,19 @@ async function search(
   return { ok: true, output: output || 'No results.', pages: [], tokens: 0 };
 }
 
-async function pageMarkdown(url: string, deadline: Deadline, deps: AgentToolDeps): Promise<string> {
+async function pageMarkdown(
+  url: string,
+  context: ToolContext,
+  deadline: Deadline,
+  deps: AgentToolDeps,
+): Promise<string> {
   const doc = await deps.services.scrape({ url, formats: ['markdown'], onlyMainContent: true }, deadline);
+  // A page of `urls` that redirected elsewhere: what it landed on is not the run's to read.
+  if (!allowed(doc.metadata.url, context)) {
+    throw new BadRequestError(
+      `${url} redirected to ${doc.metadata.url}, outside the URLs this run may read (strictConstrainToURLs)`,
+    );
+  }
   const markdown = doc.markdown ?? '';
   return markdown.length > PAGE_CHARS
     ? `${markdown.slice(0, PAGE_CHARS)}\n\n[page cut at ${PAGE_CHARS} characters]`
@@ -235,7 +246,7 @@ async function extract(
   deadline: Deadline,
   deps: AgentToolDeps,
 ): Promise<ToolOutcome> {
-  const markdown = await pageMarkdown(url, deadline, deps);
+  const markdown = await pageMarkdown(url, context, deadline, deps);
   const schema = context.request.schema!;
   const answer = await deps.llm.chat(
     deps.endpoint,

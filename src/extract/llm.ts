@@ -140,6 +140,31 @@ function answerText(api: LlmApi, body: unknown): string {
  * llmBaseUrl is caller input too. The API key is sent only as a Bearer header and never appears in an
  * error message.
  */
+/** An LLM answer larger than this is refused (a hostile or broken endpoint must not fill the memory). */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** The answer's body as text, refused past MAX_ANSWER_BYTES; a body that breaks off reads as what came. */
+async function boundedText(
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
+  host: string,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += chunk.length;
+      if (size > MAX_ANSWER_BYTES) {
+        body.destroy();
+        throw new LlmError(`LLM endpoint ${host} answered more than ${MAX_ANSWER_BYTES} bytes`);
+      }
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof LlmError) throw err;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export class LlmClient {
   private readonly agent: Agent;
   private readonly listeners: UsageListener[] = [];
@@ -212,7 +237,7 @@ export class LlmClient {
       if (err instanceof AppError) throw err;
       throw new TargetUnreachableError(`LLM endpoint ${url.host} could not be reached`);
     }
-    const text = await response.body.text().catch(() => '');
+    const text = await boundedText(response.body, url.host);
     if (response.statusCode >= 400) {
       throw new LlmError(`LLM endpoint ${url.host} answered HTTP ${response.statusCode}`);
     }

@@ -36,6 +36,7 @@ function notesOf(body: FcAgentBody, model: string): string[] {
   if (body.model !== undefined && body.model !== model)
     notes.push(`The run used this server's model (${model}), not ${body.model}.`);
   if (body.threatProtection !== undefined) notes.push('threatProtection is not available on this server.');
+  if (body.auditMetadata !== undefined) notes.push('auditMetadata is not recorded on this server.');
   return notes;
 }
 
@@ -184,8 +185,12 @@ export async function agentThread(fc: FirecrawlDeps, threadId: string, includeDa
   };
 }
 
-/** GET /v2/agent/{id}/trace: the run's events (schemaVersion 1) built from its recorded steps. */
-export async function agentTrace(fc: FirecrawlDeps, id: string) {
+/**
+ * GET /v2/agent/{id}/trace: the run's events (schemaVersion 1) built from its recorded steps. With `liveView`,
+ * `activeBrowserSessions` is empty: the browser tool opens a session per call and ends it with the call, so none
+ * stays open to watch.
+ */
+export async function agentTrace(fc: FirecrawlDeps, id: string, liveView = false) {
   const agents = agentsOf(fc);
   const run = await agents.get(id);
   const steps = await agents.steps(id);
@@ -232,6 +237,7 @@ export async function agentTrace(fc: FirecrawlDeps, id: string) {
     id,
     events,
     creditsUsed: run.result?.creditsUsed ?? creditsOf(steps),
+    ...(liveView ? { activeBrowserSessions: [] } : {}),
   };
 }
 

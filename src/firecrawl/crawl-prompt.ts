@@ -21,7 +21,6 @@ const DERIVABLE = [
   'allowSubdomains',
   'sitemap',
   'ignoreQueryParameters',
-  'deduplicateSimilarURLs',
   'delay',
 ] as const;
 type Derivable = (typeof DERIVABLE)[number];
@@ -46,7 +45,6 @@ const GUIDE: Record<Derivable, string> = {
   sitemap:
     '"include" (default) also crawls the sitemap\'s pages, "skip" ignores the sitemap, "only" crawls the sitemap\'s pages only.',
   ignoreQueryParameters: 'true treats URLs that differ only in their query string as one page.',
-  deduplicateSimilarURLs: 'false crawls variants of one URL (www., trailing slash) as separate pages.',
   delay: 'Seconds to wait between two page requests to the site.',
 };
 

@@ -48,7 +48,7 @@ async function htmlFields(
         ...(extras.attributes ? { attributes: extras.attributes } : {}),
         product: extras.product,
         menu: extras.menu,
-        text: structured && deps.pageLlm !== null,
+        ...(structured && deps.pageLlm ? { textChars: deps.pageLlm.maxInputChars * 2 } : {}),
       },
       deadline,
     );

@@ -15,8 +15,11 @@ export interface PageDataRequest {
   attributes?: AttributeQuery[];
   product?: boolean;
   menu?: boolean;
-  /** Also answer the page's visible text (what an LLM's values are checked against). */
-  text?: boolean;
+  /**
+   * Also answer the page's visible text (what an LLM's values are checked against), at most this many characters:
+   * the checks run on the main thread, and the LLM read no more than its input's bound anyway.
+   */
+  textChars?: number;
 }
 
 export interface PageData {
@@ -50,6 +53,6 @@ export function readPageData(request: PageDataRequest): PageData {
     if (request.product) out.product = fromEither(readProduct);
     if (request.menu) out.menu = fromEither(readMenu);
   }
-  if (request.text) out.text = textOf(bodyOf(doc));
+  if (request.textChars) out.text = textOf(bodyOf(doc)).slice(0, request.textChars);
   return out;
 }

@@ -64,12 +64,14 @@ describe('structured data: product and menu from schema.org', () => {
       product: true,
       menu: true,
       attributes: [{ selector: 'h1, h2', attribute: 'id' }],
-      text: true,
+      textChars: 100_000,
     });
     assert.equal(data.product, null);
     assert.equal(data.menu, null);
     assert.deepEqual(data.attributes, [{ selector: 'h1, h2', attribute: 'id', values: [] }]);
     assert.match(data.text ?? '', /Honey bees hold the brood nest/);
+    const clipped = readPageData({ html: page('article.html'), url: URL_, textChars: 40 });
+    assert.equal(clipped.text?.length, 40, 'the text is clipped in the worker');
   });
 
   test('menu sections without a Menu: the outermost sections, add-on sections left inside their item', () => {

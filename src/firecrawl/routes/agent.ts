@@ -80,7 +80,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcAgentTrace, ...fcErrors },
       },
     },
-    async (req) => agentTrace(app.firecrawl, req.params.id),
+    async (req) => agentTrace(app.firecrawl, req.params.id, req.query.liveView === 'true'),
   );
   app.delete(
     '/v2/agent/:id',
