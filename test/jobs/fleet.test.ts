@@ -302,6 +302,39 @@ describe(
       }
     });
 
+    test('a monitor on a 1-second schedule with two workers: each tick checked once across the fleet; deleted, no more checks', async (t) => {
+      const fleet = await startFleet(t, { workers: 2 });
+      const page = `http://127.0.0.1:${fleet.site.port}/gen/0`;
+      const monitor = json(
+        await call(`${fleet.api}/v2/monitor`, 'POST', {
+          name: 'fleet',
+          schedule: { cron: '* * * * * *' },
+          targets: [{ type: 'scrape', urls: [page] }],
+        }),
+      ).data as { id: string };
+      type Check = { status: string; trigger: string; scheduledFor: string };
+      const checks = async (): Promise<Check[]> =>
+        json(await call(`${fleet.api}/v2/monitor/${monitor.id}/checks?limit=100`)).data as Check[];
+      let seen: Check[] = [];
+      for (let i = 0; i < 1200 && seen.filter((c) => c.status === 'completed').length < 3; i++) {
+        await sleep(100);
+        seen = await checks();
+      }
+      assert.ok(seen.filter((c) => c.status === 'completed').length >= 3, JSON.stringify(seen));
+      const ticks = seen.map((c) => c.scheduledFor);
+      assert.ok(seen.every((c) => c.trigger === 'scheduled'));
+      assert.equal(new Set(ticks).size, ticks.length, `one check per tick: ${ticks.join(', ')}`);
+      json(await call(`${fleet.api}/v2/monitor/${monitor.id}`, 'DELETE'));
+      await sleep(1500);
+      const hits = fleet.site.hits.filter((h) => h.path === '/gen/0').length;
+      await sleep(2500);
+      assert.equal(
+        fleet.site.hits.filter((h) => h.path === '/gen/0').length,
+        hits,
+        'a deleted monitor fetches nothing',
+      );
+    });
+
     test('a worker started with WORKERS=0 (the API-only setting) refuses to start, naming the setting', async () => {
       const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
         env: { ...process.env, REDIS_URL: 'redis://127.0.0.1:1', WORKERS: '0', LOG_LEVEL: 'error' },
