@@ -32,3 +32,13 @@ export interface Fleet {
   queueCounts(): Promise<{ active: number; waiting: number }>;
   close(): Promise<void>;
 }
+
+/** The job queue as the queue-status route shows it. */
+export interface QueueStatus {
+  active: number;
+  waiting: number;
+  /** MAX_RUNNING_JOBS: the most jobs run at once by this process. */
+  maxConcurrency: number;
+  /** When a job last completed in this process (ISO), null before the first. */
+  mostRecentSuccess: string | null;
+}

@@ -20,7 +20,7 @@ import { matchersFor } from './crawl-matchers.js';
 import { publishWarnings } from './fleet-warning.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
-import type { Fleet } from './fleet-port.js';
+import type { Fleet, QueueStatus } from './fleet-port.js';
 
 /**
  * What a crawl or batch job stores as its request: enough to run it again after a crash. The surface that
@@ -236,12 +236,7 @@ export class JobManager {
    * Jobs being worked and jobs waiting for their turn (MAX_RUNNING_JOBS here, or a worker of the fleet),
    * the most run at once by this process, and when a job last completed here.
    */
-  async queueStatus(): Promise<{
-    active: number;
-    waiting: number;
-    maxConcurrency: number;
-    mostRecentSuccess: string | null;
-  }> {
+  async queueStatus(): Promise<QueueStatus> {
     const counts = this.deps.fleet
       ? await this.deps.fleet.queueCounts()
       : { active: this.gate.active, waiting: this.gate.waiting };
@@ -255,11 +250,6 @@ export class JobManager {
   /** The signed deliveries of every job's webhooks (monitors send theirs through it too). */
   get webhooks(): WebhookSender {
     return this.deps.webhooks;
-  }
-
-  /** Refuses a webhook its deliveries would be refused to (the SSRF guard): a 400 at once, not silence later. */
-  checkWebhook(target: WebhookTarget): Promise<void> {
-    return this.deps.webhooks.check(target);
   }
 
   /** Stores a one-value job (extract, llms.txt) and starts it in the background. */

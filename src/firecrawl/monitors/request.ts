@@ -147,7 +147,7 @@ export async function monitorInputOf(body: FcMonitorCreateBody, fc: FirecrawlDep
   if (body.judgeEnabled && !fc.serverLlm)
     refuse('judgeEnabled', "the judge needs the server's LLM (set OPENAI_BASE_URL)");
   const webhook = monitorWebhook(body.webhook);
-  if (webhook) await fc.services.jobs.checkWebhook(webhook);
+  if (webhook) await fc.services.jobs.webhooks.check(webhook);
   const config: MonitorConfig = {
     targets,
     goal: body.goal ?? null,
