@@ -31,7 +31,7 @@ export interface FleetOptions {
 }
 
 /** A connection that keeps retrying while Redis is away (BullMQ needs no per-command retry limit). */
-function connect(url: string, log: Logger): Redis {
+export function connect(url: string, log: Logger): Redis {
   const redis = new Redis(url, { maxRetriesPerRequest: null });
   let reported = false;
   redis.on('error', (err: Error) => {
