@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type {
@@ -27,6 +27,15 @@ export interface MonitorInput {
 export interface CheckJobRequest {
   monitorId: string;
   checkId: string;
+}
+
+/**
+ * A scheduled check's id, from its monitor and tick: a tick fired twice (a worker dying as it fired, BullMQ's
+ * stalled check handing the tick to another) finds its check there and starts nothing.
+ */
+function tickCheckId(monitorId: string, scheduledFor: number): string {
+  const hex = createHash('sha256').update(`${monitorId}:${scheduledFor}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 const emptySummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
@@ -115,13 +124,16 @@ export class Monitors {
     trigger: CheckRecord['trigger'],
     scheduledFor: number | null,
   ): Promise<CheckRecord> {
+    const id = scheduledFor === null ? randomUUID() : tickCheckId(monitor.id, scheduledFor);
+    const fired = scheduledFor === null ? null : await this.deps.store.check(monitor.id, id);
+    if (fired) return fired;
     const now = Date.now();
     const running = monitor.currentCheckId
       ? await this.deps.store.check(monitor.id, monitor.currentCheckId)
       : null;
     const overlap = running !== null && (running.status === 'queued' || running.status === 'running');
     const check: CheckRecord = {
-      id: randomUUID(),
+      id,
       monitorId: monitor.id,
       status: overlap ? 'skipped_overlap' : 'queued',
       trigger,
