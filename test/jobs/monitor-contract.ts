@@ -180,7 +180,7 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       t.after(() => h.close());
       const s = h.store;
       await s.put(monitor('m', T));
-      const statuses = ['completed', 'failed', 'completed', 'running', 'completed'] as const;
+      const statuses = ['completed', 'skipped_overlap', 'completed', 'running', 'completed'] as const;
       for (const [i, status] of statuses.entries())
         await s.putCheck(check(`c${i}`, 'm', T + i * 1000, { status }));
       await s.putCheck(check('other', 'm2', T + 99_000));
@@ -193,6 +193,10 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.deepEqual(ids(completed.checks), ['c2', 'c0']);
       assert.equal(completed.total, 3);
       assert.deepEqual(await s.checks('m', 0, 5, 'queued'), { checks: [], total: 0 });
+      assert.deepEqual(await s.checks('m', 0, 5, 'skipped_overlap'), {
+        checks: [check('c1', 'm', T + 1000, { status: 'skipped_overlap' })],
+        total: 1,
+      });
 
       // Replaced: the running check finished; the status filters follow.
       const done = check('c3', 'm', T + 3000, { status: 'partial', error: 'one target failed' });

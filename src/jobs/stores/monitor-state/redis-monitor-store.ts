@@ -11,7 +11,14 @@ import type {
 } from './monitor-store.js';
 import { storeError } from '../sqlite.js';
 
-const CHECK_STATUSES: readonly CheckStatus[] = ['queued', 'running', 'completed', 'failed', 'partial'];
+const CHECK_STATUSES: readonly CheckStatus[] = [
+  'queued',
+  'running',
+  'completed',
+  'failed',
+  'partial',
+  'skipped_overlap',
+];
 const PAGE_STATUSES: readonly PageStatus[] = ['same', 'new', 'changed', 'removed', 'error'];
 
 /** How many checks one round of `delete`/`purgeChecks` drops, and how many pages one `addPages` script adds. */
