@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { NotFoundError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
+import { FINAL_STATES } from '../jobs/stores/job-store.js';
 import type {
   CheckPage,
   CheckRecord,
@@ -40,6 +41,9 @@ function tickCheckId(monitorId: string, scheduledFor: number): string {
 
 const emptySummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
 
+/** How long a queued check may wait for its job to be created before it counts as never started. */
+const JOB_START_GRACE_MS = 60_000;
+
 /**
  * Monitors: records in the monitor store, ticks from the scheduler (BullMQ's job schedulers with Redis, the
  * store's own loop otherwise), and each check a durable job (kind monitor_check) that any worker runs. A tick
@@ -50,7 +54,7 @@ export class Monitors {
   constructor(
     private readonly deps: {
       store: MonitorStore;
-      jobs: Pick<JobManager, 'startTask'>;
+      jobs: Pick<JobManager, 'startTask' | 'get'>;
       scheduler: MonitorScheduler;
       log: Logger;
     },
@@ -109,7 +113,9 @@ export class Monitors {
 
   /** POST /run: a check now, whatever the schedule (a paused monitor too: the caller asked for it). */
   async run(id: string): Promise<CheckRecord> {
-    return this.startCheck(await this.get(id), 'manual', null);
+    const check = await this.startCheck(await this.get(id), 'manual', null);
+    if (!check) throw new NotFoundError('Monitor not found');
+    return check;
   }
 
   /** A tick of the schedule: a check, unless the monitor is gone or paused (nothing is fetched then). */
@@ -119,47 +125,71 @@ export class Monitors {
     await this.startCheck(monitor, 'scheduled', scheduledFor);
   }
 
+  /** The check started (or skipped as an overlap), or null when the monitor was deleted meanwhile. */
   private async startCheck(
     monitor: MonitorRecord,
     trigger: CheckRecord['trigger'],
     scheduledFor: number | null,
-  ): Promise<CheckRecord> {
+  ): Promise<CheckRecord | null> {
     const id = scheduledFor === null ? randomUUID() : tickCheckId(monitor.id, scheduledFor);
     const fired = scheduledFor === null ? null : await this.deps.store.check(monitor.id, id);
     if (fired) return fired;
     const now = Date.now();
-    const running = monitor.currentCheckId
-      ? await this.deps.store.check(monitor.id, monitor.currentCheckId)
-      : null;
-    const overlap = running !== null && (running.status === 'queued' || running.status === 'running');
+    const running = await this.runningCheck(monitor, now);
     const check: CheckRecord = {
       id,
       monitorId: monitor.id,
-      status: overlap ? 'skipped_overlap' : 'queued',
+      status: running ? 'skipped_overlap' : 'queued',
       trigger,
       scheduledFor,
       startedAt: null,
-      finishedAt: overlap ? now : null,
+      finishedAt: running ? now : null,
       summary: { ...emptySummary },
       targetResults: [],
       notificationStatus: null,
-      error: overlap ? `check ${running.id} was still running` : null,
+      error: running ? `check ${running.id} was still running` : null,
       createdAt: now,
       updatedAt: now,
     };
     await this.deps.store.putCheck(check);
-    if (overlap) {
+    const latest = await this.deps.store.get(monitor.id);
+    if (!latest) {
+      // Deleted since it was read: the check just written goes with it (delete sweeps a missing monitor's rest).
+      await this.deps.store.delete(monitor.id);
+      return null;
+    }
+    if (running) {
       this.deps.log.info(
         { monitorId: monitor.id, running: running.id },
         'monitor tick skipped: a check is running',
       );
       return check;
     }
-    const latest = (await this.deps.store.get(monitor.id)) ?? monitor;
     await this.deps.store.put({ ...latest, currentCheckId: check.id });
     const request: CheckJobRequest = { monitorId: monitor.id, checkId: check.id };
     await this.deps.jobs.startTask('monitor_check', request, check.id);
     return check;
+  }
+
+  /**
+   * The monitor's current check if it is still under way. One whose job ended without ending it (the job
+   * failed, or was given up after repeated interruptions), or whose job was never created, is recorded as
+   * failed: otherwise every later tick would be skipped as an overlap.
+   */
+  private async runningCheck(monitor: MonitorRecord, now: number): Promise<CheckRecord | null> {
+    if (!monitor.currentCheckId) return null;
+    const check = await this.deps.store.check(monitor.id, monitor.currentCheckId);
+    if (!check || (check.status !== 'queued' && check.status !== 'running')) return null;
+    const job = await this.deps.jobs.get(check.id).catch((err: unknown) => {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    });
+    // A check is written just before its job: a young one without a job is being started.
+    if (job ? !FINAL_STATES.has(job.state) : now - check.createdAt < JOB_START_GRACE_MS) return check;
+    const error = job?.error ?? (job ? `its job ended (${job.state})` : 'its job was never started');
+    await this.deps.store.putCheck({ ...check, status: 'failed', finishedAt: now, updatedAt: now, error });
+    this.deps.log.warn({ monitorId: monitor.id, checkId: check.id, reason: error }, 'monitor check failed');
+    return null;
   }
 
   checks(

@@ -125,6 +125,14 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.deepEqual(await s.due(T + 10), [await s.get('kept')]);
       assert.deepEqual(await s.list(0, 10), { monitors: [monitor('kept', T, { nextRunAt: T })], total: 1 });
       assert.equal(await s.delete('gone'), false, 'already deleted');
+      // A check that was running writes after the delete: deleting again sweeps what it left.
+      await s.putCheck(check('late', 'gone', T + 3));
+      await s.addPages('late', [page('late', 0, 'changed')]);
+      await s.putSnapshot('gone', 't1|https://a.test/0', { markdown: '# B', scrapeId: 'sc2', at: T });
+      assert.equal(await s.delete('gone'), false);
+      assert.deepEqual(await s.checks('gone', 0, 10), { checks: [], total: 0 });
+      assert.deepEqual(await s.pages('late', 0, 10), { pages: [], total: 0 });
+      assert.deepEqual(await s.snapshotKeys('gone', ''), []);
 
       assert.equal((await s.checks('kept', 0, 10)).total, 2);
       assert.equal((await s.pages('kept-c1', 0, 10)).total, 2);

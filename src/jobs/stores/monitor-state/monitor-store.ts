@@ -79,7 +79,8 @@ export interface Snapshot {
  * suite runs against each adapter). Contract:
  * - `put` replaces the monitor with that id (create and update); `get` answers the newest `put` or null; `list`
  *   answers monitors oldest first from `offset`, at most `limit`, with the total.
- * - `delete` removes the monitor with its checks, their pages and its snapshots; false when it did not exist.
+ * - `delete` removes the monitor with its checks, their pages and its snapshots; false when it did not exist
+ *   (checks, pages and snapshots written under its id after all are removed all the same).
  * - `due(now)`: active monitors whose `nextRunAt` is at or before `now`. `advance(id, from, to)` sets `nextRunAt`
  *   to `to` only if it is still `from` (compare-and-set), answering whether it did: of several processes seeing
  *   the same tick due, exactly one advances it and fires.
