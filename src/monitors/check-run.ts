@@ -98,6 +98,10 @@ async function fetchTarget(target: CheckTarget, signal: AbortSignal, deps: Check
   return out;
 }
 
+/** A target's kind as Firecrawl's targetResults name it. */
+const resultType = (target: CheckTarget): 'scrape' | 'crawl' | 'search' =>
+  target.type === 'search' ? 'search' : target.spec.follow ? 'crawl' : 'scrape';
+
 const hostOf = (url: string): string => {
   try {
     return new URL(url).hostname.toLowerCase();
@@ -114,7 +118,8 @@ const onDomain = (host: string, domain: string): boolean => {
  * One check of a monitor (the monitor_check job's run): fetches every target, compares each page with its
  * retained version (new, same, changed with the diff, removed, error), asks the judge about the changes when
  * the monitor has a goal, stores the pages and the summary, keeps the new versions, then sends the webhooks and
- * purges checks past `retentionDays`. A check whose monitor is gone, or that already ended, does nothing.
+ * purges checks past `retentionDays`. A check whose monitor is gone, or that already ended, does nothing; one
+ * whose monitor is deleted while it runs keeps nothing.
  */
 export async function runCheck(
   monitorId: string,
@@ -134,6 +139,9 @@ export async function runCheck(
   const targetResults: unknown[] = [];
   const kept: { key: string; markdown: string; scrapeId: string }[] = [];
   const dropped: string[] = [];
+  /** Tombstones of pages not seen for retentionDays: nothing compares with them any more. */
+  const expired: string[] = [];
+  const retainedFrom = startedAt - monitor.retentionDays * DAY_MS;
   let failure: string | null = null;
   for (const target of config.targets) {
     let fetched: Fetched[];
@@ -142,7 +150,7 @@ export async function runCheck(
     } catch (err) {
       if (signal.aborted) throw err;
       failure = `target ${target.id}: ${toAppError(err).message}`;
-      targetResults.push({ targetId: target.id, type: target.type, error: failure });
+      targetResults.push({ targetId: target.id, type: resultType(target), error: failure });
       continue;
     }
     const found = new Set<string>();
@@ -187,7 +195,10 @@ export async function runCheck(
     for (const key of await store.snapshotKeys(monitorId, `${target.id}|`)) {
       if (found.has(key)) continue;
       const previous = await store.snapshot(monitorId, key);
-      if (isTombstone(previous)) continue;
+      if (isTombstone(previous)) {
+        if (previous!.at < retainedFrom) expired.push(key);
+        continue;
+      }
       pages.push({
         id: randomUUID(),
         checkId,
@@ -202,9 +213,11 @@ export async function runCheck(
       });
       dropped.push(key);
     }
-    targetResults.push({ targetId: target.id, type: target.type, pages: fetched.length });
+    targetResults.push({ targetId: target.id, type: resultType(target), pages: fetched.length });
   }
   if (signal.aborted) throw signal.reason;
+  // Deleted while it ran: nothing of it is kept, nothing is judged.
+  if (!(await store.get(monitorId))) return;
   const judgeNote = await judge(config, pages, signal, deps);
   const summary = emptySummary();
   for (const p of pages) {
@@ -216,6 +229,7 @@ export async function runCheck(
     await store.putSnapshot(monitorId, k.key, { markdown: k.markdown, scrapeId: k.scrapeId, at: Date.now() });
   for (const key of dropped)
     await store.putSnapshot(monitorId, key, { markdown: '', scrapeId: GONE, at: Date.now() });
+  for (const key of expired) await store.deleteSnapshot(monitorId, key);
   const finishedAt = Date.now();
   const status: CheckRecord['status'] =
     failure !== null && summary.totalPages === 0
@@ -241,15 +255,18 @@ export async function runCheck(
   };
   await store.putCheck(check);
   const now = await store.get(monitorId);
-  if (now) {
-    await store.put({
-      ...now,
-      lastRunAt: startedAt,
-      lastCheckSummary: summary,
-      currentCheckId: now.currentCheckId === checkId ? null : now.currentCheckId,
-      updatedAt: finishedAt,
-    });
+  if (!now) {
+    // Deleted while the results were written: they go too.
+    await store.delete(monitorId);
+    return;
   }
+  await store.put({
+    ...now,
+    lastRunAt: startedAt,
+    lastCheckSummary: summary,
+    currentCheckId: now.currentCheckId === checkId ? null : now.currentCheckId,
+    updatedAt: finishedAt,
+  });
   notify(config, monitor.id, check, pages, deps);
   const purged = await store.purgeChecks(monitorId, finishedAt - monitor.retentionDays * DAY_MS);
   if (purged > 0) deps.log.info({ monitorId, purged }, 'monitor checks past retentionDays purged');

@@ -69,6 +69,7 @@ describe('monitors (/v2/monitor)', () => {
     assert.equal(first.status, 'completed', first.error ?? '');
     assert.equal(first.trigger, 'manual');
     assert.deepEqual(byUrl(first, site.url), { '/price': 'new', '/news': 'new' });
+    assert.deepEqual(first.targetResults, [{ targetId: 't1', type: 'scrape', pages: 2 }]);
 
     site.pages.set('/price', 'The Rocket costs 12 EUR.');
     site.pages.delete('/news');
@@ -200,6 +201,10 @@ describe('monitors (/v2/monitor)', () => {
     const first = await ended(monitor.id, (await fc.runMonitor(monitor.id)).id);
     const crawled = first.pages.filter((p) => p.targetId === 't1').map((p) => p.url.replace(site.url, ''));
     assert.deepEqual(crawled.sort(), ['/', '/news', '/price']);
+    assert.deepEqual(
+      first.targetResults?.map((r) => r.type),
+      ['crawl', 'search'],
+    );
     assert.deepEqual(
       first.pages.filter((p) => p.targetId === 't2').map((p) => [p.url, p.status]),
       [[`${site.url}/news`, 'new']],
