@@ -113,6 +113,9 @@ describe('monitors (/v2/monitor)', () => {
     }
     const removed = hook.deliveries.find((d) => (d.body.data as { status?: string }).status === 'removed')!;
     assert.equal(removed.body.checkId, second.id);
+
+    const moved = await fc.updateMonitor(monitor.id, { schedule: { timezone: 'Asia/Tokyo' } });
+    assert.deepEqual(moved.schedule, { text: 'daily at 9am', cron: '0 9 * * *', timezone: 'Asia/Tokyo' });
   });
 
   test('the judge: with a goal and judgeEnabled, each change is judged by the LLM against the goal', async (t) => {
@@ -233,6 +236,21 @@ describe('monitors (/v2/monitor)', () => {
     });
     assert.equal(formats.status, 400);
     assert.match(String(formats.json.error), /targets\[0\]\.scrapeOptions\.formats\[0\]/);
+    for (const [target, field] of [
+      [
+        { type: 'scrape', urls: [`${site.url}/`], scrapeOptions: { formats: 'markdown' } },
+        'scrapeOptions.formats',
+      ],
+      [{ type: 'crawl', url: `${site.url}/`, crawlOptions: 'deep' }, 'crawlOptions'],
+    ] as const) {
+      const res = await svc.post('/v2/monitor', {
+        name: 'x',
+        schedule: { cron: '0 * * * *' },
+        targets: [target],
+      });
+      assert.equal(res.status, 400, JSON.stringify(res.json));
+      assert.match(String(res.json.error), new RegExp(`targets\\[0\\]\\.${field.replace('.', '\\.')}`));
+    }
     const email = await fc.createMonitor({
       name: 'mail',
       schedule: { cron: '0 * * * *' },

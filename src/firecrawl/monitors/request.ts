@@ -24,10 +24,18 @@ function checked(validate: ReturnType<typeof compileSchema>, value: unknown, fie
   if (!validate(value)) refuse(field, describeViolations(validate.errors).slice(0, 3).join('; '));
 }
 
+/** An object-valued field (absent: empty); anything else a 400 naming it. */
+function objectAt(value: unknown, field: string): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) refuse(field, 'must be an object');
+  return value as Record<string, unknown>;
+}
+
 /** Monitors compare the page's Markdown: formats beyond it (LLM formats, screenshots...) are refused. */
 function markdownOnly(scrapeOptions: unknown, field: string): Record<string, unknown> {
-  const options = (scrapeOptions ?? {}) as Record<string, unknown>;
-  const formats = (options.formats ?? []) as unknown[];
+  const options = objectAt(scrapeOptions, field);
+  const formats = options.formats ?? [];
+  if (!Array.isArray(formats)) refuse(`${field}.formats`, 'must be an array');
   for (const [i, f] of formats.entries()) {
     const type = typeof f === 'string' ? f : (f as { type?: unknown } | null)?.type;
     if (type !== 'markdown' && type !== 'changeTracking')
@@ -65,7 +73,7 @@ function targetOf(raw: Record<string, unknown>, i: number, fc: FirecrawlDeps, no
   }
   if (raw.type === 'crawl') {
     allowed(['id', 'type', 'url', 'crawlOptions', 'scrapeOptions']);
-    const crawlOptions = (raw.crawlOptions ?? {}) as Record<string, unknown>;
+    const crawlOptions = objectAt(raw.crawlOptions, `${field}.crawlOptions`);
     if ('prompt' in crawlOptions)
       refuse(`${field}.crawlOptions.prompt`, 'set the crawl fields of a monitor explicitly');
     if ('webhook' in crawlOptions) refuse(`${field}.crawlOptions.webhook`, "use the monitor's webhook");
@@ -183,10 +191,15 @@ export async function updatedInput(
     webhook: FcMonitorCreateBody['webhook'] | null;
     notification: FcMonitorCreateBody['notification'] | null;
   };
-  const schedule = patch.schedule ?? {
-    ...(surface.schedule.text ? { text: surface.schedule.text } : { cron: current.cron }),
-    timezone: current.timezone,
-  };
+  // A schedule of only a time zone keeps the stored cron or text.
+  const given = patch.schedule ?? {};
+  const schedule =
+    given.cron === undefined && given.text === undefined
+      ? {
+          ...(surface.schedule.text ? { text: surface.schedule.text } : { cron: current.cron }),
+          timezone: given.timezone ?? current.timezone,
+        }
+      : given;
   const merged: FcMonitorCreateBody = {
     name: patch.name ?? current.name,
     status: patch.status ?? current.status,
