@@ -34,6 +34,8 @@ export interface CheckDeps {
 const MAX_JUDGED = 25;
 const JUDGE_CONCURRENCY = 4;
 const JUDGE_TIMEOUT_MS = 60_000;
+/** Characters of a new page the judge is given (it reads 20,000 characters of a diff). */
+const JUDGED_CHARS = 20_000;
 const DAY_MS = 86_400_000;
 
 /** What a target's fetch gave for one URL: the page, or why there is none. */
@@ -139,6 +141,8 @@ export async function runCheck(
   const targetResults: unknown[] = [];
   const kept: { key: string; markdown: string; scrapeId: string }[] = [];
   const dropped: string[] = [];
+  /** A new page's Markdown, for the judge (it has no diff). */
+  const newContent = new Map<CheckPage, string>();
   /** Tombstones of pages not seen for retentionDays: nothing compares with them any more. */
   const expired: string[] = [];
   const retainedFrom = startedAt - monitor.retentionDays * DAY_MS;
@@ -186,8 +190,11 @@ export async function runCheck(
       const markdown = comparedMarkdown(f.doc.markdown);
       const scrapeId = randomUUID();
       const base = { statusCode, metadata, currentScrapeId: scrapeId };
-      if (!previous) pages.push(page('new', { ...base, diff: null }));
-      else if (previous.markdown === markdown) pages.push(page('same', { ...base, diff: null }));
+      if (!previous) {
+        const added = page('new', { ...base, diff: null });
+        pages.push(added);
+        newContent.set(added, markdown);
+      } else if (previous.markdown === markdown) pages.push(page('same', { ...base, diff: null }));
       else pages.push(page('changed', { ...base, diff: diffOf(previous.markdown, markdown) }));
       kept.push({ key, markdown, scrapeId });
     }
@@ -218,7 +225,7 @@ export async function runCheck(
   if (signal.aborted) throw signal.reason;
   // Deleted while it ran: nothing of it is kept, nothing is judged.
   if (!(await store.get(monitorId))) return;
-  const judgeNote = await judge(config, pages, signal, deps);
+  const judgeNote = await judge(config, pages, newContent, signal, deps);
   const summary = emptySummary();
   for (const p of pages) {
     summary.totalPages++;
@@ -277,10 +284,21 @@ const diffOf = (previous: string, current: string): { text: string } | null => {
   return text === undefined ? null : { text };
 };
 
+/** A new page's Markdown as the diff that adds it (bounded as the judge reads it), or undefined without one. */
+const addedLines = (markdown: string | undefined): string | undefined =>
+  markdown
+    ? markdown
+        .slice(0, JUDGED_CHARS)
+        .split('\n')
+        .map((line) => `+${line}`)
+        .join('\n')
+    : undefined;
+
 /** Judges the changed, new and removed pages against the goal (when asked); answers a note when some were not. */
 async function judge(
   config: MonitorConfig,
   pages: CheckPage[],
+  newContent: Map<CheckPage, string>,
   signal: AbortSignal,
   deps: CheckDeps,
 ): Promise<string | null> {
@@ -292,7 +310,10 @@ async function judge(
   await mapWithLimit(judged, JUDGE_CONCURRENCY, async (p) => {
     const deadline = Deadline.after(JUDGE_TIMEOUT_MS, signal);
     try {
-      const diff = (p.detail.diff as { text?: string } | null)?.text ?? `(${p.status} page)`;
+      const diff =
+        (p.detail.diff as { text?: string } | null)?.text ??
+        addedLines(newContent.get(p)) ??
+        `(${p.status} page)`;
       const { judgment, error } = await judgeChange(
         goal,
         { url: p.url, status: p.status, diff },

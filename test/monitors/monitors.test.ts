@@ -155,6 +155,11 @@ describe('monitors (/v2/monitor)', () => {
     });
     assert.equal(llm.requests.length, 2, 'one judgment per new or changed page');
     assert.match(JSON.stringify(llm.requests[1]!.body), /Tell me when the price of the Rocket changes/);
+    assert.match(
+      JSON.stringify(llm.requests[0]!.body),
+      /\+The Rocket costs 10 EUR/,
+      "a new page's text is judged",
+    );
   });
 
   test('a 1-second schedule: one check per tick; paused, nothing is fetched; deleted, it is gone', async (t) => {
