@@ -254,7 +254,8 @@ export async function runCheck(
     summary,
     targetResults,
     notificationStatus: {
-      webhook: config.webhook ? 'sent' : 'none',
+      // Written before delivery, which is retried and may still fail: queued, not sent.
+      webhook: config.webhook ? 'queued' : 'none',
       ...(notes.length > 0 ? { notes } : {}),
     },
     error: failure,
