@@ -48,7 +48,8 @@ type Fetched = { url: string; doc?: PageDocument; error?: string; statusCode?: n
 const GONE = '';
 const isTombstone = (s: { scrapeId: string } | null): boolean => s !== null && s.scrapeId === GONE;
 
-const emptySummary = (): CheckSummary => ({
+/** A summary of no pages. */
+export const emptySummary = (): CheckSummary => ({
   totalPages: 0,
   same: 0,
   changed: 0,

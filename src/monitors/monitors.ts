@@ -11,6 +11,7 @@ import type {
   PageStatus,
 } from '../jobs/stores/monitor-state/monitor-store.js';
 import type { Logger } from '../lib/logger.js';
+import { emptySummary } from './check-run.js';
 import type { MonitorConfig } from './monitor-config.js';
 import type { MonitorScheduler } from './scheduler.js';
 
@@ -38,8 +39,6 @@ function tickCheckId(monitorId: string, scheduledFor: number): string {
   const hex = createHash('sha256').update(`${monitorId}:${scheduledFor}`).digest('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
-
-const emptySummary = { totalPages: 0, same: 0, changed: 0, new: 0, removed: 0, error: 0 };
 
 /** How long a queued check may wait for its job to be created before it counts as never started. */
 const JOB_START_GRACE_MS = 60_000;
@@ -144,7 +143,7 @@ export class Monitors {
       scheduledFor,
       startedAt: null,
       finishedAt: running ? now : null,
-      summary: { ...emptySummary },
+      summary: emptySummary(),
       targetResults: [],
       notificationStatus: null,
       error: running ? `check ${running.id} was still running` : null,
