@@ -5,6 +5,7 @@ import { HttpEngine } from '../engines/http.js';
 import { Agents } from '../agent/agents.js';
 import { withAgentRuns } from '../agent/task.js';
 import { LlmClient } from '../extract/llm.js';
+import { Deadline } from '../lib/deadline.js';
 import { createMonitorScheduler } from '../monitors/create-scheduler.js';
 import { Monitors } from '../monitors/monitors.js';
 import { withMonitorChecks } from '../monitors/task.js';
@@ -71,6 +72,9 @@ async function* gatedStream<T>(
  * Builds the engines, the content pool, the job engine and the operations once, in order: the job stores first
  * (the page store is Firecrawl's cache), then the ports Firecrawl's jobs give the engine, then the manager.
  */
+/** Time a monitor page's diff may take in the content workers (the diff itself gives up after 500 ms). */
+const DIFF_TASK_MS = 10_000;
+
 export function compose(deps: AppDeps, log: Logger): Composition {
   const { config } = deps;
   const guard = {
@@ -191,6 +195,14 @@ export function compose(deps: AppDeps, log: Logger): Composition {
           services,
           llm: pageLlm ? { client: llm, endpoint: pageLlm.endpoint } : null,
           webhooks: jobs.webhooks,
+          diff: async (previous, current) => {
+            const deadline = Deadline.after(DIFF_TASK_MS);
+            try {
+              return await content.diff(previous, current, deadline);
+            } finally {
+              deadline.dispose();
+            }
+          },
           log,
         }),
       ),

@@ -13,7 +13,8 @@ import type { WebhookSender } from '../jobs/webhooks.js';
 import { Deadline } from '../lib/deadline.js';
 import type { Logger } from '../lib/logger.js';
 import { mapWithLimit } from '../lib/map-limit.js';
-import { comparedMarkdown, isGone, markdownDiff } from '../operations/change-tracking.js';
+import { comparedMarkdown } from '../content/markdown-diff.js';
+import { isGone } from '../operations/change-tracking.js';
 import type { Services } from '../operations/services.js';
 import type { PageDocument } from '../schemas/page.js';
 import { judgeChange } from './judge.js';
@@ -27,6 +28,8 @@ export interface CheckDeps {
   /** The server's LLM for the judge; null without one. */
   llm: { client: LlmClient; endpoint: LlmEndpoint } | null;
   webhooks: WebhookSender;
+  /** A unified diff of two versions of a page (the content workers); null when it was given up. */
+  diff: (previous: string, current: string) => Promise<string | null>;
   log: Logger;
 }
 
@@ -182,7 +185,9 @@ export async function runCheck(
       const metadata = { title: f.doc.metadata.title, statusCode };
       if (isGone(statusCode)) {
         if (previous) {
-          pages.push(page('removed', { statusCode, metadata, diff: diffOf(previous.markdown, '') }));
+          pages.push(
+            page('removed', { statusCode, metadata, diff: await diffOf(previous.markdown, '', deps) }),
+          );
           dropped.push(key);
         } else if (isTombstone(stored)) pages.push(page('same', { statusCode, metadata, diff: null }));
         else pages.push(page('error', { statusCode, metadata, error: `HTTP ${statusCode}` }));
@@ -196,7 +201,7 @@ export async function runCheck(
         pages.push(added);
         newContent.set(added, markdown);
       } else if (previous.markdown === markdown) pages.push(page('same', { ...base, diff: null }));
-      else pages.push(page('changed', { ...base, diff: diffOf(previous.markdown, markdown) }));
+      else pages.push(page('changed', { ...base, diff: await diffOf(previous.markdown, markdown, deps) }));
       kept.push({ key, markdown, scrapeId });
     }
     // Pages retained from earlier checks that this one did not find (crawls and searches): removed.
@@ -215,7 +220,7 @@ export async function runCheck(
         status: 'removed',
         detail: {
           previousScrapeId: previous?.scrapeId ?? null,
-          diff: previous ? diffOf(previous.markdown, '') : null,
+          diff: previous ? await diffOf(previous.markdown, '', deps) : null,
         },
         createdAt: Date.now(),
       });
@@ -281,10 +286,19 @@ export async function runCheck(
   if (purged > 0) deps.log.info({ monitorId, purged }, 'monitor checks past retentionDays purged');
 }
 
-const diffOf = (previous: string, current: string): { text: string } | null => {
-  const text = markdownDiff(previous, current);
-  return text === undefined ? null : { text };
-};
+/** Characters of a diff a page keeps (stored, answered, sent in monitor.page); the rest is cut and said. */
+const MAX_DIFF_CHARS = 100_000;
+
+async function diffOf(previous: string, current: string, deps: CheckDeps): Promise<{ text: string } | null> {
+  const text = await deps.diff(previous, current);
+  if (text === null) return null;
+  return {
+    text:
+      text.length > MAX_DIFF_CHARS
+        ? `${text.slice(0, MAX_DIFF_CHARS)}\n[diff cut at ${MAX_DIFF_CHARS} characters]\n`
+        : text,
+  };
+}
 
 /** A new page's Markdown as the diff that adds it (bounded as the judge reads it), or undefined without one. */
 const addedLines = (markdown: string | undefined): string | undefined =>

@@ -1,4 +1,4 @@
-import { createTwoFilesPatch } from 'diff';
+import { DIFF_TIMEOUT_MS, MAX_COMPARED_CHARS, markdownDiff } from '../content/markdown-diff.js';
 import { normalizeUrl } from '../crawl/normalize.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
 import type { PageDocument } from '../schemas/page.js';
@@ -19,35 +19,10 @@ export interface ChangeTracking {
   diff?: { text: string };
 }
 
-/** Markdown compared at most (characters): a diff costs time in the product of the sizes' differences. */
-const MAX_COMPARED_CHARS = 500_000;
-/** A diff that takes longer is given up (it runs on the main thread); the status is still answered. */
-const DIFF_TIMEOUT_MS = 500;
-
 const GONE = new Set([404, 410]);
 
 /** Whether a page's status says it is gone (a tracked page answering it is `removed`). */
 export const isGone = (statusCode: number): boolean => GONE.has(statusCode);
-
-/**
- * A unified diff of two versions of a page's Markdown (each bounded to MAX_COMPARED_CHARS), or undefined when
- * it took longer than DIFF_TIMEOUT_MS (it runs on the main thread: the status is still answered).
- */
-export function markdownDiff(previous: string, current: string): string | undefined {
-  return createTwoFilesPatch(
-    'previous',
-    'current',
-    previous.slice(0, MAX_COMPARED_CHARS),
-    current.slice(0, MAX_COMPARED_CHARS),
-    undefined,
-    undefined,
-    { timeout: DIFF_TIMEOUT_MS },
-  );
-}
-
-/** The Markdown a page is compared on: bounded as diffs are. */
-export const comparedMarkdown = (markdown: string | undefined): string =>
-  (markdown ?? '').slice(0, MAX_COMPARED_CHARS);
 
 /**
  * Compares a page's Markdown with the version stored for its URL (and tag) at the previous scrape, then stores

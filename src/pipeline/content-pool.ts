@@ -96,6 +96,11 @@ export class ContentPool {
     return this.run({ kind: 'page-data', request }, deadline, request.url);
   }
 
+  /** A unified diff of two versions of a page's Markdown (monitors), off the main thread; null when given up. */
+  diff(previous: string, current: string, deadline: Deadline): Promise<string | null> {
+    return this.run({ kind: 'diff', previous, current }, deadline, 'diff');
+  }
+
   /** Worker threads, tasks waiting for one, tasks in flight, and tasks whose worker was ended for overrunning. */
   stats(): { threads: number; queued: number; inFlight: number; stopped: number } {
     return {

@@ -10,6 +10,7 @@ import type { OfficeKind } from '../content/documents/office.js';
 import { BadRequestError, UnsupportedContentError } from '../errors.js';
 import { renderPage } from './page-document.js';
 import { readPageData } from './page-data.js';
+import { markdownDiff } from '../content/markdown-diff.js';
 import type { PageData, PageDataRequest } from './page-data.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
 
@@ -24,13 +25,16 @@ export type ContentTask =
     }
   | { kind: 'sitemap'; body: Uint8Array }
   | { kind: 'search-results'; html: string; base: string }
-  | { kind: 'page-data'; request: PageDataRequest };
+  | { kind: 'page-data'; request: PageDataRequest }
+  | { kind: 'diff'; previous: string; current: string };
 
 export interface ContentOutputs {
   page: RenderedPage;
   sitemap: SitemapDocument;
   'search-results': SearchHit[];
   'page-data': PageData;
+  /** A unified diff of two versions of a page's Markdown; null when it took too long (given up). */
+  diff: string | null;
 }
 export type ContentOutput = ContentOutputs[keyof ContentOutputs];
 
@@ -109,5 +113,7 @@ export async function runContentTask(task: ContentTask): Promise<ContentOutput> 
       return parseResultsPage(task.html, task.base);
     case 'page-data':
       return readPageData(task.request);
+    case 'diff':
+      return markdownDiff(task.previous, task.current) ?? null;
   }
 }

@@ -256,6 +256,20 @@ describe('monitors (/v2/monitor)', () => {
       assert.equal(res.status, 400, JSON.stringify(res.json));
       assert.match(String(res.json.error), new RegExp(`targets\\[0\\]\\.${field.replace('.', '\\.')}`));
     }
+    const tooMany = await svc.post('/v2/monitor', {
+      name: 'x',
+      schedule: { cron: '0 * * * *' },
+      targets: [
+        { type: 'crawl', url: `${site.url}/`, crawlOptions: { limit: 500 } },
+        { type: 'crawl', url: `${site.url}/news`, crawlOptions: { limit: 500 } },
+        { type: 'search', queries: ['a'], maxResults: 50 },
+      ],
+    });
+    assert.equal(tooMany.status, 400);
+    assert.match(
+      String(tooMany.json.error),
+      /^targets: a check reads at most 1000 pages across its targets; these may read 1050/,
+    );
     const email = await fc.createMonitor({
       name: 'mail',
       schedule: { cron: '0 * * * *' },

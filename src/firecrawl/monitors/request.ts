@@ -13,6 +13,8 @@ import type { FcMonitorCreateBody, FcMonitorUpdateBody } from '../schemas/monito
 const CRAWL_TARGET_LIMIT = 50;
 const CRAWL_TARGET_MAX = 500;
 const SEARCH_MAX_RESULTS = 50;
+/** Pages one check may read across its targets (URLs, crawl limits, queries × results): bounds its memory and time. */
+const MAX_CHECK_PAGES = 1000;
 /** Days a check is kept when the monitor does not say (Firecrawl's default). */
 export const DEFAULT_RETENTION_DAYS = 30;
 
@@ -151,6 +153,18 @@ export async function monitorInputOf(body: FcMonitorCreateBody, fc: FirecrawlDep
   const targets = body.targets.map((t, i) => targetOf(t as Record<string, unknown>, i, fc, notes));
   const ids = targets.map((t) => t.id);
   if (new Set(ids).size !== ids.length) refuse('targets', 'target ids must be unique');
+  const pages = targets.reduce(
+    (n, t) =>
+      n +
+      (t.type === 'pages' ? Math.max(t.spec.limit, t.spec.seeds.length) : t.queries.length * t.maxResults),
+    0,
+  );
+  if (pages > MAX_CHECK_PAGES) {
+    refuse(
+      'targets',
+      `a check reads at most ${MAX_CHECK_PAGES} pages across its targets; these may read ${pages}`,
+    );
+  }
   if (body.judgeEnabled && !body.goal) refuse('judgeEnabled', 'the judge needs a goal');
   if (body.judgeEnabled && !fc.serverLlm)
     refuse('judgeEnabled', "the judge needs the server's LLM (set OPENAI_BASE_URL)");
