@@ -35,6 +35,8 @@ export interface CheckDeps {
 
 /** Pages of one check the judge reads at most (the others carry no judgment, and the check says so). */
 const MAX_JUDGED = 25;
+/** Checks a monitor keeps at most, the newest (retentionDays purges older ones first). */
+const MAX_CHECKS = 10_000;
 const JUDGE_CONCURRENCY = 4;
 const JUDGE_TIMEOUT_MS = 60_000;
 /** Characters of a new page the judge is given (it reads 20,000 characters of a diff). */
@@ -282,8 +284,12 @@ export async function runCheck(
     updatedAt: finishedAt,
   });
   notify(config, monitor.id, check, pages, deps);
-  const purged = await store.purgeChecks(monitorId, finishedAt - monitor.retentionDays * DAY_MS);
-  if (purged > 0) deps.log.info({ monitorId, purged }, 'monitor checks past retentionDays purged');
+  // Past retentionDays, and past the newest MAX_CHECKS (a 1-second schedule would keep millions of checks).
+  const oldestKept = (await store.checks(monitorId, MAX_CHECKS - 1, 1)).checks[0];
+  const before = Math.max(finishedAt - monitor.retentionDays * DAY_MS, oldestKept?.createdAt ?? 0);
+  const purged = await store.purgeChecks(monitorId, before);
+  if (purged > 0)
+    deps.log.info({ monitorId, purged }, 'monitor checks past retentionDays or MAX_CHECKS purged');
 }
 
 /** Characters of a diff a page keeps (stored, answered, sent in monitor.page); the rest is cut and said. */

@@ -15,6 +15,8 @@ const CRAWL_TARGET_MAX = 500;
 const SEARCH_MAX_RESULTS = 50;
 /** Pages one check may read across its targets (URLs, crawl limits, queries × results): bounds its memory and time. */
 const MAX_CHECK_PAGES = 1000;
+/** A batch's own fields: the target's scrapeOptions are checked as a batch's body, where these would pass. */
+const BATCH_FIELDS = ['urls', 'webhook', 'appendToId', 'ignoreInvalidURLs', 'maxConcurrency'];
 /** Days a check is kept when the monitor does not say (Firecrawl's default). */
 export const DEFAULT_RETENTION_DAYS = 30;
 
@@ -36,6 +38,7 @@ function objectAt(value: unknown, field: string): Record<string, unknown> {
 /** Monitors compare the page's Markdown: formats beyond it (LLM formats, screenshots...) are refused. */
 function markdownOnly(scrapeOptions: unknown, field: string): Record<string, unknown> {
   const options = objectAt(scrapeOptions, field);
+  for (const key of BATCH_FIELDS) if (key in options) refuse(`${field}.${key}`, 'not a scrape option');
   const formats = options.formats ?? [];
   if (!Array.isArray(formats)) refuse(`${field}.formats`, 'must be an array');
   for (const [i, f] of formats.entries()) {
@@ -79,10 +82,15 @@ function targetOf(raw: Record<string, unknown>, i: number, fc: FirecrawlDeps, no
     if ('prompt' in crawlOptions)
       refuse(`${field}.crawlOptions.prompt`, 'set the crawl fields of a monitor explicitly');
     if ('webhook' in crawlOptions) refuse(`${field}.crawlOptions.webhook`, "use the monitor's webhook");
+    if ('url' in crawlOptions)
+      refuse(`${field}.crawlOptions.url`, "the target's url is where the crawl starts");
+    const limit = crawlOptions.limit ?? CRAWL_TARGET_LIMIT;
+    if (!Number.isInteger(limit) || (limit as number) < 1 || (limit as number) > CRAWL_TARGET_MAX)
+      refuse(`${field}.crawlOptions.limit`, `must be an integer from 1 to ${CRAWL_TARGET_MAX} for a monitor`);
     const body = {
       url: raw.url,
       ...crawlOptions,
-      limit: Math.min(CRAWL_TARGET_MAX, Number(crawlOptions.limit ?? CRAWL_TARGET_LIMIT)),
+      limit,
       scrapeOptions: markdownOnly(raw.scrapeOptions, `${field}.scrapeOptions`),
     };
     checked(checkCrawl, body, field);
