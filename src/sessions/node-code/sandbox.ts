@@ -72,6 +72,13 @@ function which(name: string): string | null {
  * and playwright-core, writes to the private /tmp only; no child processes, workers, addons, WASI or inspector). Killed at the
  * deadline.
  */
+/**
+ * Node 25 and later put the network under the permission model too: the runner's relay listens on the sandbox's
+ * own loopback (its CDP bridge to the session), so it is allowed; the network namespace, with nothing but that
+ * loopback, is what keeps the code off every network. Node 24 knows no such flag.
+ */
+const NET_PERMISSION = Number(process.versions.node.split('.')[0]) >= 25 ? ['--allow-net'] : [];
+
 export class NodeSandbox {
   private probed: Promise<string | null> | null = null;
   private readonly tools: Record<(typeof UTILS)[number], string | null>;
@@ -116,6 +123,7 @@ export class NodeSandbox {
         // Playwright's connectOverCDP makes a folder for artifacts: /tmp of the private root (its 8 MB tmpfs).
         '--allow-fs-read=/tmp/*',
         '--allow-fs-write=/tmp/*',
+        ...NET_PERMISSION,
         runner,
         entry,
       ]);
