@@ -3,6 +3,7 @@ import { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import { checkLanguage } from './commands/language.js';
 import { runCommands } from './commands/run-commands.js';
+import type { SandboxLimits } from './node-code/isolation.js';
 import { NodeSandbox } from './node-code/sandbox.js';
 import { drivePage } from './prompt-driver.js';
 import type { AskLlm, PromptLimits } from './prompt-driver.js';
@@ -37,8 +38,10 @@ export interface ExecuteDeps {
   /** The server's LLM (OPENAI_BASE_URL, MODEL_NAME), for prompts; null without one. */
   ask: AskLlm | null;
   limits?: Partial<PromptLimits & { maxStdoutChars: number; maxStderrChars: number }>;
-  /** Where `node` code runs (made on first use when absent). */
+  /** Where `node` code runs (made on first use when absent, with `codeLimits`). */
   sandbox?: NodeSandbox;
+  /** BROWSER_CODE_MEMORY_BYTES and BROWSER_CODE_CPU_SECONDS. */
+  codeLimits: SandboxLimits;
 }
 
 /** Seconds a request runs without a `timeout`: a script, and a prompt (several LLM calls). */
@@ -127,7 +130,7 @@ export class SessionExecutor {
   }
 
   private nodeSandbox(): NodeSandbox {
-    this.sandbox ??= this.deps.sandbox ?? new NodeSandbox();
+    this.sandbox ??= this.deps.sandbox ?? new NodeSandbox(this.deps.codeLimits);
     return this.sandbox;
   }
 

@@ -11,6 +11,7 @@ import Firecrawl from '@mendable/firecrawl-js';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app/server.js';
 import { loadConfig } from '../../src/config/config.js';
+import { ServiceUnavailableError } from '../../src/errors.js';
 import { isBlockedAddress } from '../../src/lib/ssrf-guard.js';
 import { NodeSandbox } from '../../src/sessions/node-code/sandbox.js';
 
@@ -22,10 +23,16 @@ import { NodeSandbox } from '../../src/sessions/node-code/sandbox.js';
  */
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const why = await new NodeSandbox().ensureAvailable().then(
-  () => null,
-  (err: unknown) => (err instanceof Error ? err.message : String(err)),
-);
+const defaults = loadConfig({});
+const why = await new NodeSandbox({
+  memoryBytes: defaults.browserCodeMemoryBytes,
+  cpuSeconds: defaults.browserCodeCpuSeconds,
+})
+  .ensureAvailable()
+  .then(
+    () => null,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
 const skip = !existsSync(chromiumPath)
   ? `chromium is not installed at ${chromiumPath}`
   : why
@@ -182,5 +189,17 @@ describe('execute with language "node"', { skip }, () => {
     assert.match(String(res.json.stderr), /timed out/);
     const after = await fc.browserExecute(id!, { code: 'return 1 + 1', language: 'node' });
     assert.equal(after.result, '2', 'the session still serves code after a kill');
+  });
+});
+
+test('where the sandbox cannot be built (here: Node cannot start under its memory limit), a 503 says what it needs', async () => {
+  const starved = new NodeSandbox({ memoryBytes: 64 * 1024 * 1024, cpuSeconds: 5 });
+  await assert.rejects(starved.ensureAvailable(), (err: unknown) => {
+    assert.ok(err instanceof ServiceUnavailableError);
+    assert.equal(err.status, 503);
+    assert.match(err.message, /PID, network and mount namespaces/);
+    assert.match(err.message, /setpriv; prlimit/);
+    assert.match(err.message, /language "bash" is available/);
+    return true;
   });
 });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
@@ -11,6 +11,8 @@ import { WebSocketServer } from 'ws';
 import { ServiceUnavailableError } from '../../errors.js';
 import type { Deadline } from '../../lib/deadline.js';
 import type { CdpClientSocket } from '../cdp-proxy.js';
+import { DIRS, UTILS, findTools, heapMegabytes, jailCommand, limitMessage, modesFor } from './isolation.js';
+import type { IsolationMode, SandboxLimits } from './isolation.js';
 import { RUNNER_SOURCE } from './runner.js';
 
 /** What the caller's code printed, returned and how it ended. */
@@ -31,47 +33,9 @@ export interface NodeRunOptions {
   maxStderrChars: number;
 }
 
-const UTILS = ['unshare', 'ip', 'mount', 'chroot', 'env', 'sh'] as const;
-const DIRS = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'];
 const MAX_RESULT_CHARS = 1_000_000;
 const MAX_CDP_MESSAGE = 256 * 1024 * 1024;
 
-/**
- * Inside new user, network and mount namespaces: brings the namespace's own loopback up, builds a root of a
- * fresh 8 MB tmpfs (its /tmp the only place to write) with /usr (and /bin, /lib, ... as the host has them) and the given directories bound read-only,
- * and runs the command chrooted there with an empty environment (but HOME=/, which Playwright reads). So the code sees no host network, no
- * abstract or path Unix socket of the host, and no file but the system's libraries, Node and playwright-core.
- */
-const SETUP = `set -e
-PATH=/usr/sbin:/usr/bin:/sbin:/bin
-ip=$1; root=$2; shift 2
-"$ip" link set lo up
-mount -t tmpfs -o size=8m,mode=755 pagewright-code "$root"
-bind() { mkdir -p "$root$1"; mount --rbind "$1" "$root$1"; mount -o remount,bind,ro "$root$1"; }
-mkdir -m 1777 "$root/tmp"
-bind /usr
-for d in bin sbin lib lib32 lib64 libx32; do
-  if [ -L "/$d" ]; then ln -s "$(readlink "/$d")" "$root/$d"; elif [ -d "/$d" ]; then bind "/$d"; fi
-done
-while [ "$1" != "--" ]; do bind "$1"; shift; done
-shift
-exec env -i HOME=/ "$(command -v chroot)" "$root" "$@"`;
-
-function which(name: string): string | null {
-  for (const dir of DIRS) {
-    const file = path.join(dir, name);
-    if (existsSync(file)) return file;
-  }
-  return null;
-}
-
-/**
- * Runs a caller's Playwright code for `language: "node"` in a child Node process that has no network but a
- * relay to its session's filtered CDP (runner.ts): user, network and mount namespaces (util-linux `unshare`),
- * a chroot of read-only system files, an empty environment, and Node's permission model (reads of the runner
- * and playwright-core, writes to the private /tmp only; no child processes, workers, addons, WASI or inspector). Killed at the
- * deadline.
- */
 /**
  * Node 25 and later put the network under the permission model too: the runner's relay listens on the sandbox's
  * own loopback (its CDP bridge to the session), so it is allowed; the network namespace, with nothing but that
@@ -79,41 +43,49 @@ function which(name: string): string | null {
  */
 const NET_PERMISSION = Number(process.versions.node.split('.')[0]) >= 25 ? ['--allow-net'] : [];
 
+/**
+ * Runs a caller's Playwright code for `language: "node"` in a child Node process that has no network but a
+ * relay to its session's filtered CDP (runner.ts): PID, network, mount, IPC and UTS namespaces of its own
+ * (isolation.ts), a chroot of read-only system files, no capability, user 65534 when the service is root, kernel
+ * limits on memory, CPU time, tasks and open files, an empty environment, and Node's permission model (reads of
+ * the runner and playwright-core, writes to the private /tmp only; no child processes, workers, addons, WASI or
+ * inspector). Everything in it is killed at the deadline.
+ */
 export class NodeSandbox {
-  private probed: Promise<string | null> | null = null;
-  private readonly tools: Record<(typeof UTILS)[number], string | null>;
+  private probed: Promise<{ mode: IsolationMode } | { missing: string }> | null = null;
+  private readonly tools = findTools();
   private readonly node = realpathSync(process.execPath);
   private readonly playwright = path.dirname(
     realpathSync(createRequire(import.meta.url).resolve('playwright-core/package.json')),
   );
 
-  constructor() {
-    this.tools = Object.fromEntries(UTILS.map((u) => [u, which(u)])) as typeof this.tools;
-  }
+  constructor(private readonly limits: SandboxLimits) {}
 
   /** Throws a 503 saying what is missing when this machine cannot build the sandbox (probed once). */
-  async ensureAvailable(): Promise<void> {
+  async ensureAvailable(): Promise<IsolationMode> {
     this.probed ??= this.probe();
-    const missing = await this.probed;
-    if (missing) {
-      throw new ServiceUnavailableError(
-        `language "node" needs unprivileged user namespaces (unshare --user --net --mount) and iproute2 ` +
-          `on this server, and they do not work here: ${missing}. language "bash" is available`,
-      );
-    }
+    const probed = await this.probed;
+    if ('mode' in probed) return probed.mode;
+    throw new ServiceUnavailableError(
+      `language "node" needs util-linux (unshare with PID, network and mount namespaces: as root with ` +
+        `CAP_SYS_ADMIN or else unprivileged user namespaces; setpriv; prlimit) and iproute2 on this server, ` +
+        `and they do not work here: ${probed.missing}. language "bash" is available`,
+    );
   }
 
   async run(options: NodeRunOptions): Promise<NodeRunOutput> {
-    await this.ensureAvailable();
-    const work = mkdtempSync(path.join(os.tmpdir(), 'pagewright-code-'));
+    const mode = await this.ensureAvailable();
+    // The wall-clock deadline kills first; the CPU limit also holds should that kill never come.
+    const cpuSeconds = Math.min(this.limits.cpuSeconds, Math.ceil(options.deadline.remainingMs() / 1000) + 1);
+    const limits = { ...this.limits, cpuSeconds };
+    const work = makeWork();
     try {
-      mkdirSync(path.join(work, 'root'));
-      mkdirSync(path.join(work, 'runner'));
       const runner = path.join(work, 'runner', 'runner.mjs');
       writeFileSync(runner, RUNNER_SOURCE);
+      chmodSync(runner, 0o644);
       const entry = path.join(this.playwright, 'index.mjs');
-      const child = this.spawn(work, [
-        '--max-old-space-size=512',
+      const child = this.spawn(mode, work, limits, [
+        `--max-old-space-size=${heapMegabytes(limits)}`,
         '--permission',
         `--allow-fs-read=${runner}`,
         `--allow-fs-read=${this.playwright}`,
@@ -127,18 +99,17 @@ export class NodeSandbox {
         runner,
         entry,
       ]);
-      return await this.collect(child, options);
+      return await this.collect(child, options, limits);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
   }
 
-  private spawn(work: string, nodeArgs: string[]): ChildProcess {
-    const t = this.tools;
+  private spawn(mode: IsolationMode, work: string, limits: SandboxLimits, nodeArgs: string[]): ChildProcess {
     const binds = [path.dirname(this.node), this.playwright, path.join(work, 'runner')];
-    const args = ['--user', '--map-root-user', '--net', '--mount', '--', t.sh!, '-c', SETUP, 'sh'];
-    args.push(t.ip!, path.join(work, 'root'), ...binds, '--', this.node, ...nodeArgs);
-    return spawn(t.unshare!, args, {
+    const root = path.join(work, 'root');
+    const { file, args } = jailCommand(mode, this.tools, { root, binds, node: this.node, nodeArgs, limits });
+    return spawn(file, args, {
       env: {},
       cwd: work,
       detached: true,
@@ -146,15 +117,29 @@ export class NodeSandbox {
     });
   }
 
-  /** Why the sandbox cannot be built here, or null when a trivial program runs in it. */
-  private async probe(): Promise<string | null> {
+  /** The first mode in which a trivial program runs and can read playwright-core, or why none does. */
+  private async probe(): Promise<{ mode: IsolationMode } | { missing: string }> {
     const absent = UTILS.filter((u) => !this.tools[u]);
-    if (absent.length > 0) return `${absent.join(', ')} not found in ${DIRS.join(', ')}`;
-    const work = mkdtempSync(path.join(os.tmpdir(), 'pagewright-code-'));
+    if (absent.length > 0) return { missing: `${absent.join(', ')} not found in ${DIRS.join(', ')}` };
+    const failures: string[] = [];
+    for (const mode of modesFor(process.getuid?.() ?? -1)) {
+      const why = await this.tryMode(mode);
+      if (why === null) return { mode };
+      failures.push(`${mode === 'root' ? 'as root' : 'in a user namespace'}: ${why}`);
+    }
+    return { missing: failures.join('; ') };
+  }
+
+  private async tryMode(mode: IsolationMode): Promise<string | null> {
+    const work = makeWork();
     try {
-      mkdirSync(path.join(work, 'root'));
-      mkdirSync(path.join(work, 'runner'));
-      const child = this.spawn(work, ['--permission', '-e', 'process.exit(0)']);
+      const entry = path.join(this.playwright, 'index.mjs');
+      const child = this.spawn(mode, work, this.limits, [
+        '--permission',
+        `--allow-fs-read=${this.playwright}`,
+        '-e',
+        `require('node:fs').accessSync(${JSON.stringify(entry)}, 4)`,
+      ]);
       child.stdin?.end();
       let stderr = '';
       child.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
@@ -166,15 +151,17 @@ export class NodeSandbox {
           resolve(c);
         });
       });
-      return code === 0
-        ? null
-        : stderr.trim().split('\n').slice(-2).join(' ').slice(0, 300) || `exit ${code}`;
+      return code === 0 ? null : (failureLine(stderr) ?? `exit ${code}`);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
   }
 
-  private async collect(child: ChildProcess, options: NodeRunOptions): Promise<NodeRunOutput> {
+  private async collect(
+    child: ChildProcess,
+    options: NodeRunOptions,
+    limits: SandboxLimits,
+  ): Promise<NodeRunOutput> {
     const { deadline } = options;
     const stdout = bounded(options.maxStdoutChars + 1);
     const stderr = bounded(options.maxStderrChars + 1);
@@ -193,7 +180,9 @@ export class NodeSandbox {
         stderr.add(Buffer.from(`${err.message}\n`));
         resolve(null);
       });
-      child.on('close', (code) => resolve(code));
+      child.on('close', (code, signal) =>
+        resolve(code ?? (signal ? 128 + os.constants.signals[signal] : null)),
+      );
     });
     deadline.signal.removeEventListener('abort', onAbort);
     bridge.close();
@@ -206,13 +195,36 @@ export class NodeSandbox {
         result: null,
       };
     }
+    const exitCode = exit ?? 1;
     return {
       stdout: stdout.text(),
-      stderr: stderr.text(),
-      exitCode: exit ?? 1,
+      stderr: stderr.text() + (limitMessage(exitCode, limits) ?? ''),
+      exitCode,
       result: result.text() || null,
     };
   }
+}
+
+/** A private folder for one run: `root` (the mount point) and `runner`, reachable by the sandbox's user. */
+function makeWork(): string {
+  const work = mkdtempSync(path.join(os.tmpdir(), 'pagewright-code-'));
+  // mkdtemp makes it 0700; user 65534 must pass through it to the runner (its name stays unlisted).
+  chmodSync(work, 0o711);
+  mkdirSync(path.join(work, 'root'));
+  mkdirSync(path.join(work, 'runner'));
+  chmodSync(path.join(work, 'runner'), 0o755);
+  return work;
+}
+
+/** The line of a failed probe's stderr that says why (an error line rather than a stack frame). */
+function failureLine(stderr: string): string | null {
+  const lines = stderr
+    .split('\n')
+    .map((line) => line.replace(/^#\s*/, '').trim())
+    .filter(Boolean);
+  const line =
+    lines.find((l) => /fatal|error|fail|denied|not permitted|cannot|no such/i.test(l)) ?? lines.at(-1);
+  return line ? line.slice(0, 300) : null;
 }
 
 /** Collects a stream's text up to `max` characters (the rest is dropped, the caller sees the excess). */
