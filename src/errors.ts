@@ -118,6 +118,11 @@ export const ERRORS = {
     retryable: true,
     doc: '`MAX_BROWSER_SESSIONS` browser sessions are open in this process; one must end before another starts.',
   },
+  LIMIT_REACHED: {
+    status: 429,
+    retryable: true,
+    doc: 'A cap of the calling API key is reached: it holds `MAX_MONITORS_PER_KEY` monitors, or `MAX_AGENT_RUNS_PER_KEY` research agent runs have not ended; the message names the setting. Delete a monitor, or send the run once one has ended.',
+  },
   CONFIGURATION_ERROR: {
     status: 500,
     retryable: false,
@@ -364,6 +369,11 @@ export class SessionLimitError extends AppError {
   readonly code = 'SESSION_LIMIT';
 }
 
+/** A cap of the caller's key (MAX_MONITORS_PER_KEY, MAX_AGENT_RUNS_PER_KEY): the message names the setting. */
+export class LimitReachedError extends AppError {
+  readonly code = 'LIMIT_REACHED';
+}
+
 export class InternalError extends AppError {
   readonly code = 'INTERNAL';
 }
@@ -401,6 +411,7 @@ const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   SESSION_HELD_ELSEWHERE: SessionHeldElsewhereError,
   SESSION_ENDED: SessionEndedError,
   SESSION_LIMIT: SessionLimitError,
+  LIMIT_REACHED: LimitReachedError,
 };
 
 /**

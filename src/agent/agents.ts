@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, ThreadBusyError } from '../errors.js';
+import { LimitReachedError, NotFoundError, ThreadBusyError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type { JobRecord } from '../jobs/stores/job-store.js';
+import { SerialByKey } from '../lib/serial-by-key.js';
 import type { AgentRequest, AgentResult, AgentTurn } from './request.js';
 import { HISTORY_TURNS } from './request.js';
 import { StepLog } from './steps.js';
@@ -9,6 +10,10 @@ import type { AgentStep } from './steps.js';
 
 /** Agent runs scanned (newest first) for a thread's turns: a thread older than these many runs is not found. */
 const THREAD_SCAN = 500;
+/** Starts of one owner waiting for the one in progress; beyond it, a 503. */
+const MAX_QUEUED_STARTS = 100;
+/** The owner of a run stored without one. */
+const NO_OWNER = 'default';
 
 /** A run as its job stores it: the request, and once ended, the result or the reason. */
 export interface AgentRun {
@@ -19,6 +24,8 @@ export interface AgentRun {
 
 /** What a caller starts a run with; omitted fields of a follow-up come from the thread's last turn. */
 export interface AgentStart {
+  /** The caller (`req.tenant`). */
+  owner: string;
   prompt: string;
   urls?: string[];
   schema?: Record<string, unknown>;
@@ -42,9 +49,35 @@ const runOf = (job: JobRecord): AgentRun => ({
  * start, read (with the steps recorded so far), cancel, list, and a thread's turns.
  */
 export class Agents {
-  constructor(private readonly jobs: JobManager) {}
+  /** Starts are run one at a time per owner, so that the count each one reads includes the run before it. */
+  private readonly starting = new SerialByKey('agent start', MAX_QUEUED_STARTS);
 
-  async start(input: AgentStart): Promise<AgentRun> {
+  constructor(
+    private readonly jobs: JobManager,
+    /** MAX_AGENT_RUNS_PER_KEY: runs of one owner not yet ended. */
+    private readonly maxRunsPerOwner: number,
+  ) {}
+
+  /**
+   * Stores a run and starts it; a 429 when its owner already has MAX_AGENT_RUNS_PER_KEY runs that have not
+   * ended, counted in the job store (so across restarts) when asked: simultaneous starts of one owner wait for
+   * each other in this process.
+   */
+  start(input: AgentStart): Promise<AgentRun> {
+    return this.starting.run(input.owner, async () => {
+      const running = (await this.jobs.active()).filter(
+        (job) => job.kind === 'agent' && ((job.request as AgentRequest).owner ?? NO_OWNER) === input.owner,
+      ).length;
+      if (running >= this.maxRunsPerOwner) {
+        throw new LimitReachedError(
+          `This API key has ${running} agent runs in progress, the most it may (MAX_AGENT_RUNS_PER_KEY=${this.maxRunsPerOwner}): start this one once one has ended`,
+        );
+      }
+      return this.startNow(input);
+    });
+  }
+
+  private async startNow(input: AgentStart): Promise<AgentRun> {
     let threadId = input.threadId ?? randomUUID();
     let turn = 1;
     let history: AgentTurn[] = [];
@@ -66,6 +99,7 @@ export class Agents {
     }
     const schema = input.schema ?? inherited.schema;
     const request: AgentRequest = {
+      owner: input.owner,
       prompt: input.prompt,
       urls: input.urls ?? inherited.urls ?? [],
       ...(schema ? { schema } : {}),

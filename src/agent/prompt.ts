@@ -14,9 +14,7 @@ export function openingMessages(request: AgentRequest, browser: boolean): ChatMe
     request.strict
       ? `Read only these pages: ${request.urls.join(', ')}.`
       : 'Search for pages when you do not know where the answer is; map a site to find its pages.',
-    browser && !request.strict
-      ? 'Use browser only for pages whose content needs clicks, typing or scrolling.'
-      : '',
+    browser ? 'Use browser only for pages whose content needs clicks, typing or scrolling.' : '',
     request.mode === 'chat'
       ? 'Answer in final_answer.message, briefly; add data only when the task asks for structured data.'
       : request.schema

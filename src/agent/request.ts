@@ -31,6 +31,11 @@ export interface AgentTurn {
 
 /** What an agent run stores: everything it needs to run again after a crash, the server LLM's key excepted. */
 export interface AgentRequest {
+  /**
+   * The caller that started the run (`req.tenant`), stored with it so that its MAX_AGENT_RUNS_PER_KEY count
+   * holds across restarts and processes; a run stored without one is `default`'s.
+   */
+  owner?: string;
   prompt: string;
   /** Seed pages (normalized); with `strict`, the only pages it reads. */
   urls: string[];

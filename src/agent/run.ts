@@ -4,21 +4,19 @@ import type { ChatMessage, ToolCall } from '../extract/llm-wire.js';
 import { compileSchema, describeViolations } from '../extract/schema.js';
 import type { JobStore } from '../jobs/stores/job-store.js';
 import { Deadline } from '../lib/deadline.js';
-import type { Logger } from '../lib/logger.js';
 import { openingMessages } from './prompt.js';
 import type { AgentRequest, AgentResult } from './request.js';
 import { MAX_CALLS_PER_TURN, TURNS_BY_EFFORT } from './request.js';
 import { sourcesOf } from './sources.js';
 import { StepLog } from './steps.js';
 import type { AgentStep, LlmStep, ToolStep } from './steps.js';
-import { finalAnswerTool, runTool, toolsFor } from './tools.js';
-import type { AgentToolDeps } from './tools.js';
+import { finalAnswerTool, toolboxFor } from './tools.js';
+import type { AgentToolDeps, Toolbox } from './tools.js';
 
 export interface AgentRunDeps extends AgentToolDeps {
   store: JobStore;
   /** MAX_AGENT_TOKENS: the tokens one run may spend, its tools' LLM calls included. */
   maxTokens: number;
-  log: Logger;
 }
 
 /** Time one LLM turn may take. */
@@ -78,6 +76,7 @@ export async function runAgent(
 ): Promise<AgentResult> {
   const log = new StepLog(deps.store, jobId);
   const steps = await log.load();
+  const toolbox = toolboxFor(request, deps);
   const messages: ChatMessage[] = openingMessages(request, deps.executor !== null);
   for (const step of steps) replay(step, messages);
   const maxTurns = TURNS_BY_EFFORT[request.effort ?? 'medium'];
@@ -124,7 +123,10 @@ export async function runAgent(
     if (pending.length > 0) {
       for (const [i, call] of pending.entries()) {
         if (signal.aborted) throw signal.reason;
-        const outcome = await callTool(call, answered.length + i, request, tally().credits, signal, deps);
+        const outcome = await callTool(call, answered.length + i, request, tally().credits, signal, {
+          toolbox,
+          log: deps.log,
+        });
         await record(outcome.step);
         if (outcome.final) return result(outcome.final);
       }
@@ -156,7 +158,7 @@ export async function runAgent(
       const answer = await deps.llm.chat(
         deps.endpoint,
         turnMessages,
-        lastTurn ? [finalAnswerTool(request)] : toolsFor(request, deps),
+        lastTurn ? [finalAnswerTool(request)] : toolbox.offered,
         deadline,
         'agent',
       );
@@ -192,7 +194,7 @@ async function callTool(
   request: AgentRequest,
   creditsUsed: number,
   signal: AbortSignal,
-  deps: AgentRunDeps,
+  deps: { toolbox: Toolbox; log: AgentRunDeps['log'] },
 ): Promise<{ step: ToolStep; final?: Final }> {
   const startedAt = Date.now();
   let args: Record<string, unknown> = {};
@@ -223,12 +225,10 @@ async function callTool(
       return { step: step('error', `Not accepted: ${final}. Call final_answer again.`) };
     return { step: step('ok', 'Accepted.'), final };
   }
-  const outcome = await runTool(
-    call.name,
-    args,
-    { request, mayRead: creditsUsed < request.maxCredits, signal },
-    deps,
-  );
+  const outcome = await deps.toolbox.run(call.name, args, {
+    mayRead: creditsUsed < request.maxCredits,
+    signal,
+  });
   if (!outcome.ok)
     deps.log.debug(
       { op: 'agent', tool: call.name, reason: outcome.output.slice(0, 300) },

@@ -5,8 +5,10 @@ import { parseJsonAnswer } from '../extract/llm.js';
 import type { ToolDefinition } from '../extract/llm-wire.js';
 import { compileSchema, describeViolations } from '../extract/schema.js';
 import { Deadline } from '../lib/deadline.js';
+import type { Logger } from '../lib/logger.js';
 import type { Services } from '../operations/services.js';
 import type { SessionExecutor } from '../sessions/execute.js';
+import { fenceNavigation } from './browser-fence.js';
 import type { AgentRequest } from './request.js';
 import { PAGE_CHARS } from './request.js';
 
@@ -17,6 +19,7 @@ export interface AgentToolDeps {
   executor: SessionExecutor | null;
   llm: LlmClient;
   endpoint: LlmEndpoint;
+  log: Logger;
 }
 
 /** What a tool call gave: the model's text, the pages it read (credits), tokens it cost. */
@@ -28,12 +31,27 @@ export interface ToolOutcome {
   sessionId?: string;
 }
 
-/** What one run's tools know: its request, and whether pages may still be read. */
-export interface ToolContext {
-  request: AgentRequest;
+/** What one call of a run's tools knows: whether pages may still be read. */
+export interface ToolCallContext {
   /** False once the run's credits are spent: tools that read pages refuse. */
   mayRead: boolean;
   signal: AbortSignal;
+}
+
+/** What one run's tools know: its request, and the call's context. */
+interface ToolContext extends ToolCallContext {
+  request: AgentRequest;
+}
+
+/**
+ * The tools of one run: those offered to the model, and the only ones `run` runs. A call of any other name
+ * (one the model was never offered, as `search` on a strict run) answers the model that no such tool exists.
+ */
+export interface Toolbox {
+  /** What the model is offered (`final_answer` included). */
+  readonly offered: ToolDefinition[];
+  /** Runs one call of the model (not `final_answer`); a failure is the model's to read, never a throw. */
+  run(name: string, args: Record<string, unknown>, context: ToolCallContext): Promise<ToolOutcome>;
 }
 
 /** Time one tool call may take (a browser script included). */
@@ -43,8 +61,35 @@ const MAP_MAX = 200;
 
 const fail = (output: string): ToolOutcome => ({ ok: false, output, pages: [], tokens: 0 });
 
-/** The tools offered to the model for a request (strict runs get no tool that reaches outside `urls`). */
-export function toolsFor(request: AgentRequest, deps: AgentToolDeps): ToolDefinition[] {
+/** The toolbox of a run of `request`. */
+export function toolboxFor(request: AgentRequest, deps: AgentToolDeps): Toolbox {
+  const offered = toolsFor(request, deps);
+  const runnable = new Set(offered.map((t) => t.name).filter((name) => name !== 'final_answer'));
+  return {
+    offered,
+    run: async (name, args, context) => {
+      if (!runnable.has(name)) {
+        deps.log.warn(
+          {
+            op: 'agent',
+            tool: name.slice(0, 100),
+            reason: 'not offered to this run',
+            strict: request.strict,
+          },
+          'agent tool call refused',
+        );
+        return fail(`There is no tool named ${name.slice(0, 100)}.`);
+      }
+      return runTool(name, args, { ...context, request }, deps);
+    },
+  };
+}
+
+/**
+ * The tools offered to the model for a request: strict runs get no tool that reaches outside `urls` (no
+ * `search` or `map`; `browser` fenced to them).
+ */
+function toolsFor(request: AgentRequest, deps: AgentToolDeps): ToolDefinition[] {
   const url = { type: 'string', description: 'An absolute http(s) URL.' };
   const tools: ToolDefinition[] = [];
   if (!request.strict) {
@@ -94,11 +139,14 @@ export function toolsFor(request: AgentRequest, deps: AgentToolDeps): ToolDefini
       },
     });
   }
-  if (deps.executor && !request.strict) {
+  if (deps.executor) {
     tools.push({
       name: 'browser',
       description:
-        'Opens a page in a browser and runs agent-browser commands on it (for pages that need clicks, typing or scrolling): e.g. "snapshot -i", "click @e3 && wait 1000 && get text body", "fill @e2 \\"query\\" && press Enter". Answers what the commands printed. One credit.',
+        'Opens a page in a browser and runs agent-browser commands on it (for pages that need clicks, typing or scrolling): e.g. "snapshot -i", "click @e3 && wait 1000 && get text body", "fill @e2 \\"query\\" && press Enter". Answers what the commands printed. One credit.' +
+        (request.strict
+          ? ' It cannot leave the pages this run may read: other navigations are refused.'
+          : ''),
       parameters: {
         type: 'object',
         properties: { url, commands: { type: 'string' } },
@@ -142,8 +190,8 @@ function allowed(url: string, context: ToolContext): boolean {
   return wanted !== null && context.request.urls.some((u) => normalizeUrl(u) === wanted);
 }
 
-/** Runs one tool call of the model (not `final_answer`); a failure is the model's to read, never a throw. */
-export async function runTool(
+/** Runs one call of a tool the run offered (not `final_answer`); a failure is the model's to read, never a throw. */
+async function runTool(
   name: string,
   args: Record<string, unknown>,
   context: ToolContext,
@@ -193,7 +241,7 @@ export async function runTool(
           deps,
         );
       case 'browser':
-        return await browse(url, String(args.commands ?? ''), context.signal, deps);
+        return await browse(url, String(args.commands ?? ''), context, deps);
       default:
         return fail(`There is no tool named ${name}.`);
     }
@@ -284,15 +332,25 @@ async function extract(
   };
 }
 
+/**
+ * The browser tool: a session of its own for the call, ended with it. A strict run's session is fenced to its
+ * URLs before the first command runs (browser-fence.ts); what the fence refused ends the answer.
+ */
 async function browse(
   url: string,
   commands: string,
-  signal: AbortSignal,
+  context: ToolContext,
   deps: AgentToolDeps,
 ): Promise<ToolOutcome> {
   if (!commands.trim()) return fail('browser needs "commands"');
+  const { request, signal } = context;
   const session = await deps.services.sessions.create({ ttl: 300, activityTtl: 120 });
   try {
+    const fence = request.strict
+      ? await deps.services.sessions.withPage(session.id, (page) =>
+          fenceNavigation(page, (u) => allowed(u, context), request.urls),
+        )
+      : null;
     const quoted = `"${url.replace(/["\\]/g, '\\$&')}"`;
     const out = await deps.executor!.execute(
       session.id,
@@ -300,7 +358,19 @@ async function browse(
       signal,
     );
     const text = [out.stdout, out.stderr && `stderr: ${out.stderr}`].filter(Boolean).join('\n');
-    const output = text.length > PAGE_CHARS ? `${text.slice(0, PAGE_CHARS)}\n[output cut]` : text;
+    let output = text.length > PAGE_CHARS ? `${text.slice(0, PAGE_CHARS)}\n[output cut]` : text;
+    if (fence && fence.refused.length > 0) {
+      deps.log.warn(
+        {
+          op: 'agent',
+          tool: 'browser',
+          refused: fence.refused.slice(0, 20),
+          reason: 'outside urls (strict)',
+        },
+        'agent browser navigation refused',
+      );
+      output += `\nRefused, outside the URLs this run may read (strictConstrainToURLs): ${fence.refused.join(', ')}`;
+    }
     return {
       ok: out.exitCode === 0,
       output: output || `(exit code ${out.exitCode})`,

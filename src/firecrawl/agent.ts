@@ -40,14 +40,15 @@ function notesOf(body: FcAgentBody, model: string): string[] {
   return notes;
 }
 
-/** POST /v2/agent: checks the request and starts the run (a follow-up when `threadId` is given). */
-export async function startAgent(fc: FirecrawlDeps, body: FcAgentBody) {
+/** POST /v2/agent: checks the request and starts the run of `owner` (a follow-up when `threadId` is given). */
+export async function startAgent(fc: FirecrawlDeps, body: FcAgentBody, owner: string) {
   const agents = agentsOf(fc);
   if (body.schema !== undefined) checkedSchema(body.schema as JsonSchema, 'schema');
   const urls = body.urls?.map((url, i) => parseTargetUrl(url, `urls[${i}]`).href);
   if (body.strictConstrainToURLs && !urls?.length && body.threadId === undefined)
     refuse('strictConstrainToURLs', 'needs urls to constrain the run to');
   const run = await agents.start({
+    owner,
     prompt: body.prompt,
     ...(urls ? { urls } : {}),
     ...(body.schema ? { schema: body.schema as Record<string, unknown> } : {}),

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { NotFoundError } from '../errors.js';
+import { LimitReachedError, NotFoundError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import { FINAL_STATES } from '../jobs/stores/job-store.js';
 import type {
@@ -11,8 +11,10 @@ import type {
   PageStatus,
 } from '../jobs/stores/monitor-state/monitor-store.js';
 import type { Logger } from '../lib/logger.js';
+import { SerialByKey } from '../lib/serial-by-key.js';
 import { emptySummary } from './check-run.js';
 import type { MonitorConfig } from './monitor-config.js';
+import { checkInterval } from './schedule.js';
 import type { MonitorScheduler } from './scheduler.js';
 
 /** What a monitor is created with (the surface checked and normalized it). */
@@ -42,6 +44,16 @@ function tickCheckId(monitorId: string, scheduledFor: number): string {
 
 /** How long a queued check may wait for its job to be created before it counts as never started. */
 const JOB_START_GRACE_MS = 60_000;
+/** Creations of one owner waiting for the one in progress; beyond it, a 503. */
+const MAX_QUEUED_CREATES = 100;
+
+/** The caps of monitors (the settings of the same names). */
+export interface MonitorLimits {
+  /** MAX_MONITORS_PER_KEY: monitors one owner may hold. */
+  maxPerOwner: number;
+  /** MIN_MONITOR_INTERVAL_SECONDS: the closest two ticks of a schedule may come. */
+  minIntervalSeconds: number;
+}
 
 /**
  * Monitors: records in the monitor store, ticks from the scheduler (BullMQ's job schedulers with Redis, the
@@ -50,24 +62,53 @@ const JOB_START_GRACE_MS = 60_000;
  * skipped_overlap.
  */
 export class Monitors {
+  /** Creations run one at a time per owner, so that the count each one reads includes the one before it. */
+  private readonly creating = new SerialByKey('monitor creation', MAX_QUEUED_CREATES);
+
   constructor(
     private readonly deps: {
       store: MonitorStore;
       jobs: Pick<JobManager, 'startTask' | 'get'>;
       scheduler: MonitorScheduler;
+      limits: MonitorLimits;
       log: Logger;
     },
   ) {}
+
+  /** MIN_MONITOR_INTERVAL_SECONDS, for surfaces that check a schedule with their own field names first. */
+  get minIntervalSeconds(): number {
+    return this.deps.limits.minIntervalSeconds;
+  }
 
   /** Starts firing ticks (every process: the scheduler makes each tick fire once across the fleet). */
   start(): void {
     this.deps.scheduler.start((id, scheduledFor) => this.fire(id, scheduledFor));
   }
 
-  async create(input: MonitorInput): Promise<MonitorRecord> {
+  /**
+   * A monitor of `owner` (the caller, `req.tenant`). Its schedule's ticks must be MIN_MONITOR_INTERVAL_SECONDS
+   * apart (400), and the owner may hold MAX_MONITORS_PER_KEY at most (429), counted in the store when asked:
+   * simultaneous creations of one owner wait for each other in this process.
+   */
+  async create(input: MonitorInput, owner: string): Promise<MonitorRecord> {
+    checkInterval(input, this.deps.limits.minIntervalSeconds, 'schedule');
+    return this.creating.run(owner, async () => {
+      const held = await this.deps.store.count(owner);
+      const max = this.deps.limits.maxPerOwner;
+      if (held >= max) {
+        throw new LimitReachedError(
+          `This API key holds ${held} monitors, the most it may (MAX_MONITORS_PER_KEY=${max}): delete one to create another`,
+        );
+      }
+      return this.createNow(input, owner);
+    });
+  }
+
+  private async createNow(input: MonitorInput, owner: string): Promise<MonitorRecord> {
     const now = Date.now();
     const record: MonitorRecord = {
       id: randomUUID(),
+      owner,
       name: input.name,
       status: input.status,
       config: input.config as unknown as Record<string, unknown>,
@@ -99,7 +140,8 @@ export class Monitors {
   /** Applies a change (the surface merged it into the record); the schedule follows it. */
   async update(id: string, change: (monitor: MonitorRecord) => MonitorRecord): Promise<MonitorRecord> {
     const monitor = await this.get(id);
-    const next = { ...change(monitor), id, updatedAt: Date.now() };
+    const next = { ...change(monitor), id, owner: monitor.owner, updatedAt: Date.now() };
+    checkInterval(next, this.deps.limits.minIntervalSeconds, 'schedule');
     await this.deps.store.put(next);
     await this.deps.scheduler.sync(id, next);
     return (await this.deps.store.get(id)) ?? next;

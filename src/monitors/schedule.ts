@@ -17,6 +17,7 @@ export interface Schedule {
 
 /** Longest cron or text read: a schedule is a handful of words. */
 const MAX_LENGTH = 200;
+const DAY_SECONDS = 86_400;
 const TEXT_EXAMPLES =
   '"every 30 minutes", "every 10 seconds", "hourly", "daily at 9am", "every monday at 9:30", ' +
   '"weekdays at 8:30am", "weekly on friday at 5pm", "monthly"';
@@ -62,19 +63,64 @@ function checkedCron(cron: string, timezone: string, field: string): string {
 }
 
 /**
- * A caller's schedule as a cron in a time zone: exactly one of `cron` (5 fields, or 6 with seconds first) and
- * `text` (plain language, normalized to cron), `timezone` an IANA name (default UTC). Cron's resolution is a
- * second, so ticks are never less than 1 s apart. Bad input is a 400 naming the field (`schedule.cron`,
- * `schedule.text`, `schedule.timezone`).
+ * The closest two ticks of `cron` come, in seconds, on its own clock: the closest two times of day it fires,
+ * and its last time of a day to its first of the next, counted as if every day fired (which can only make it
+ * shorter). Any two ticks, not the next two: a check of the next two alone passes a cron whose close ticks are
+ * later in the day. A daylight-saving change can bring two ticks closer, at most once a year.
  */
-export function normalizeSchedule(schedule: ScheduleInput, field = 'schedule'): Schedule {
+export function shortestInterval(cron: string): number {
+  const { second, minute, hour } = CronExpressionParser.parse(cron).fields;
+  const times = hour.values
+    .flatMap((h) =>
+      minute.values.flatMap((m) => second.values.map((s) => Number(h) * 3600 + Number(m) * 60 + Number(s))),
+    )
+    .sort((a, b) => a - b);
+  let shortest = DAY_SECONDS - times[times.length - 1]! + times[0]!;
+  for (let i = 1; i < times.length; i++) shortest = Math.min(shortest, times[i]! - times[i - 1]!);
+  return shortest;
+}
+
+/**
+ * A 400 naming `field` when the ticks of `cron` (the caller's `shown` form of it) can come closer than
+ * `minSeconds` (MIN_MONITOR_INTERVAL_SECONDS).
+ */
+export function checkInterval(
+  schedule: Pick<Schedule, 'cron'>,
+  minSeconds: number,
+  field: string,
+  shown = schedule.cron,
+): void {
+  const shortest = shortestInterval(schedule.cron);
+  if (shortest < minSeconds) {
+    refuse(
+      field,
+      `"${shown}" ticks ${shortest} s apart at its closest; monitors here tick at least ${minSeconds} s apart (MIN_MONITOR_INTERVAL_SECONDS)`,
+    );
+  }
+}
+
+/**
+ * A caller's schedule as a cron in a time zone: exactly one of `cron` (5 fields, or 6 with seconds first) and
+ * `text` (plain language, normalized to cron), `timezone` an IANA name (default UTC), its ticks at least
+ * `minIntervalSeconds` apart. Bad input is a 400 naming the field (`schedule.cron`, `schedule.text`,
+ * `schedule.timezone`).
+ */
+export function normalizeSchedule(
+  schedule: ScheduleInput,
+  field = 'schedule',
+  minIntervalSeconds = 0,
+): Schedule {
   const hasCron = schedule.cron !== undefined;
   const hasText = schedule.text !== undefined;
   if (hasCron === hasText) {
     refuse(field, `give exactly one of cron (e.g. "*/30 * * * *") and text (e.g. "every 30 minutes")`);
   }
   const timezone = normalizeTimezone(schedule.timezone, `${field}.timezone`);
-  if (hasCron) return { cron: checkedCron(schedule.cron!, timezone, `${field}.cron`), timezone };
+  if (hasCron) {
+    const cron = checkedCron(schedule.cron!, timezone, `${field}.cron`);
+    checkInterval({ cron }, minIntervalSeconds, `${field}.cron`, schedule.cron);
+    return { cron, timezone };
+  }
   const text = schedule.text!;
   const textField = `${field}.text`;
   if (text.length > MAX_LENGTH) refuse(textField, `at most ${MAX_LENGTH} characters`);
@@ -82,7 +128,9 @@ export function normalizeSchedule(schedule: ScheduleInput, field = 'schedule'): 
   if (read === null)
     refuse(textField, `cannot read "${text}" as a schedule; write e.g. ${TEXT_EXAMPLES}, or give cron`);
   if ('why' in read) refuse(textField, `"${text}": ${read.why}`);
-  return { cron: checkedCron(read.cron, timezone, textField), timezone };
+  const cron = checkedCron(read.cron, timezone, textField);
+  checkInterval({ cron }, minIntervalSeconds, textField, text);
+  return { cron, timezone };
 }
 
 /** The first tick of `cron` in `timezone` strictly after `after` (ms since the epoch). */

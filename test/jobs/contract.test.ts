@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { test } from 'node:test';
 import { MemoryFrontier } from '../../src/crawl/memory-frontier.js';
 import { MemoryJobStore } from '../../src/jobs/stores/memory-job-store.js';
@@ -156,9 +157,36 @@ monitorStoreContract(
   inMemory(() => new MemoryMonitorStore()),
 );
 
+test("sqlite: monitors of a file without the owner column are default's", async () => {
+  const dir = tempDir();
+  const old = new DatabaseSync(path.join(dir, 'pagewright.db'));
+  old.exec(`CREATE TABLE monitors (id TEXT PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL,
+    config TEXT NOT NULL, cron TEXT NOT NULL, timezone TEXT NOT NULL, next_run_at INTEGER, last_run_at INTEGER,
+    current_check_id TEXT, last_check_summary TEXT, retention_days INTEGER NOT NULL, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL) WITHOUT ROWID`);
+  old.exec(`INSERT INTO monitors VALUES ('m1', 'old', 'active', '{}', '0 9 * * *', 'UTC', NULL, NULL, NULL,
+    NULL, 30, 1, 1)`);
+  old.close();
+  const db = SqliteDb.open(dir);
+  try {
+    const store = new SqliteMonitorStore(db);
+    assert.equal((await store.get('m1'))?.owner, 'default');
+    assert.equal(await store.count('default'), 1);
+    assert.equal(await store.count('key-0123456789ab'), 0);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('monitors without the SQLite file: every call is the 503 naming why; the scheduler finds nothing due', async () => {
   const store = new UnavailableMonitorStore('DATA_DIR is held by another process');
-  for (const call of [() => store.get('m'), () => store.list(0, 10), () => store.advance('m', 1, 2)]) {
+  for (const call of [
+    () => store.get('m'),
+    () => store.list(0, 10),
+    () => store.count('default'),
+    () => store.advance('m', 1, 2),
+  ]) {
     await assert.rejects(
       call(),
       (err: { code?: string; message?: string }) =>

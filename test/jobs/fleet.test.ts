@@ -303,7 +303,7 @@ describe(
     });
 
     test('a monitor on a 1-second schedule with two workers: each tick checked once across the fleet; deleted, no more checks', async (t) => {
-      const fleet = await startFleet(t, { workers: 2 });
+      const fleet = await startFleet(t, { workers: 2, env: { MIN_MONITOR_INTERVAL_SECONDS: '1' } });
       const page = `http://127.0.0.1:${fleet.site.port}/gen/0`;
       const monitor = json(
         await call(`${fleet.api}/v2/monitor`, 'POST', {

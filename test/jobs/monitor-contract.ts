@@ -19,6 +19,7 @@ const T = 1_700_000_000_000;
 
 const monitor = (id: string, createdAt: number, extra: Partial<MonitorRecord> = {}): MonitorRecord => ({
   id,
+  owner: 'key-0123456789ab',
   name: `watch ${id}`,
   status: 'active',
   config: { targets: [], webhook: { url: 'http://127.0.0.1:1/hook', headers: {} }, goal: null, judge: false },
@@ -99,6 +100,33 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.deepEqual(ids((await s.list(2, 2)).monitors), ['m3', 'm4']);
       assert.deepEqual(await s.list(4, 2), { monitors: [], total: 4 });
       assert.deepEqual((await s.list(1, 0)).monitors, []);
+    });
+
+    test("count: an owner's monitors now; a delete frees its slot; the owner is kept through put and get", async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const s = h.store;
+      assert.equal(await s.count('key-a'), 0);
+      await s.put(monitor('a1', T + 1, { owner: 'key-a' }));
+      await s.put(monitor('a2', T + 2, { owner: 'key-a' }));
+      await s.put(monitor('b1', T + 3, { owner: 'key-b' }));
+      await s.put(monitor('d1', T + 4, { owner: 'default' }));
+      assert.deepEqual(
+        [await s.count('key-a'), await s.count('key-b'), await s.count('default'), await s.count('key-c')],
+        [2, 1, 1, 0],
+      );
+      await s.put(monitor('a2', T + 2, { owner: 'key-a', name: 'renamed', status: 'paused' }));
+      assert.equal(await s.count('key-a'), 2, 'an update is no new monitor');
+      assert.equal((await s.get('a2'))?.owner, 'key-a');
+      assert.deepEqual(
+        (await s.list(0, 10)).monitors.map((m) => m.owner),
+        ['key-a', 'key-a', 'key-b', 'default'],
+      );
+      assert.equal(await s.delete('a1'), true);
+      assert.equal(await s.count('key-a'), 1);
+      assert.equal(await s.delete('a1'), false);
+      assert.equal(await s.count('key-a'), 1);
+      assert.equal(await s.count('key-b'), 1, "another owner's count is untouched");
     });
 
     test('delete removes the monitor with its checks, their pages and its snapshots', async (t) => {
@@ -335,6 +363,7 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       await h.store.putSnapshot('m', 'k', { markdown: '# A', scrapeId: 'sc1', at: T });
       const s = await h.reopen();
       assert.deepEqual(await s.get('m'), stored);
+      assert.equal(await s.count(stored.owner), 1);
       assert.deepEqual(await s.due(T + 60_000), [stored]);
       assert.deepEqual(await s.check('m', 'c1'), check('c1', 'm', T));
       assert.deepEqual(await s.pages('c1', 0, 10), { pages: [page('c1', 0, 'changed')], total: 1 });

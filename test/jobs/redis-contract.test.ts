@@ -172,6 +172,7 @@ if (redisAvailable) {
     const at = Date.now();
     await store.put({
       id: 'keys',
+      owner: 'default',
       name: 'keys',
       status: 'active',
       config: {},
@@ -215,6 +216,40 @@ if (redisAvailable) {
     assert.equal(await store.delete('keys'), true);
     assert.deepEqual(await client.keys('pw:monitor*'), []);
     await client.quit();
+  });
+
+  test("redis monitors stored without an owner are default's, and counted once", async (t) => {
+    const client = connect();
+    t.after(() => client.quit());
+    await client.flushdb();
+    const at = Date.now();
+    const legacy = {
+      id: 'old',
+      name: 'old',
+      status: 'paused',
+      config: {},
+      cron: '0 9 * * *',
+      timezone: 'UTC',
+    };
+    const body = {
+      ...legacy,
+      ...{
+        nextRunAt: null,
+        lastRunAt: null,
+        currentCheckId: null,
+        lastCheckSummary: null,
+        retentionDays: 30,
+      },
+      ...{ createdAt: at, updatedAt: at },
+    };
+    await client.hset('pw:monitor:old', { body: JSON.stringify(body), status: 'paused', nextRunAt: '' });
+    await client.zadd('pw:monitors', at, 'old');
+    const store = new RedisMonitorStore(client);
+    assert.equal((await store.get('old'))?.owner, 'default');
+    assert.equal(await store.count('default'), 1);
+    assert.equal(await new RedisMonitorStore(client).count('default'), 1, 'indexed once, counted once');
+    assert.equal(await store.delete('old'), true);
+    assert.equal(await store.count('default'), 0);
   });
 } else {
   console.log(`# !!! REDIS CONTRACT TESTS SKIPPED: ${REDIS_MISSING}`);

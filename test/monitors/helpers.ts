@@ -38,6 +38,7 @@ export function monitorRecord(
   const now = Date.now();
   return {
     id,
+    owner: 'default',
     name: id,
     status: 'active',
     config: {},

@@ -9,6 +9,8 @@ import { freePort } from '../fixtures/free-port.js';
 import { spawnService } from '../fixtures/service-process.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** The monitor below ticks every second: as close as cron allows. */
+const EVERY_SECOND_ALLOWED = { MIN_MONITOR_INTERVAL_SECONDS: '1' };
 
 type Check = { status: string; trigger: string; scheduledFor: string; createdAt: string };
 
@@ -24,7 +26,7 @@ describe('a monitor survives kill -9 of its only process', () => {
     });
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    children.push(await spawnService(dataDir, port));
+    children.push(await spawnService(dataDir, port, EVERY_SECOND_ALLOWED));
     const created = (await (
       await fetch(`${base}/v2/monitor`, {
         method: 'POST',
@@ -48,7 +50,7 @@ describe('a monitor survives kill -9 of its only process', () => {
     const downFrom = Date.now();
     await sleep(4000); // four ticks or so go by with no process
     const restartAt = Date.now();
-    children.push(await spawnService(dataDir, port));
+    children.push(await spawnService(dataDir, port, EVERY_SECOND_ALLOWED));
     const upAt = Date.now();
     let after: Check[] = [];
     for (let i = 0; i < 1200; i++) {

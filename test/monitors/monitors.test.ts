@@ -36,6 +36,8 @@ async function setup(t: TestContext) {
       SEARXNG_URL: `${search.url}/searxng`,
       WEBHOOK_SECRET: SECRET,
       CRAWL_MIN_DELAY_MS: '0',
+      // A 1-second schedule below: ticks as close as cron allows.
+      MIN_MONITOR_INTERVAL_SECONDS: '1',
     },
   });
   const fc = new Firecrawl({ apiKey: 'test', apiUrl: svc.url });

@@ -156,7 +156,7 @@ function notificationNotes(notification: FcMonitorCreateBody['notification'] | n
 
 /** POST /v2/monitor's body as the monitor to create. */
 export async function monitorInputOf(body: FcMonitorCreateBody, fc: FirecrawlDeps): Promise<MonitorInput> {
-  const { cron, timezone } = normalizeSchedule(body.schedule, 'schedule');
+  const { cron, timezone } = normalizeSchedule(body.schedule, 'schedule', fc.monitors.minIntervalSeconds);
   const notes = notificationNotes(body.notification);
   const targets = body.targets.map((t, i) => targetOf(t as Record<string, unknown>, i, fc, notes));
   const ids = targets.map((t) => t.id);

@@ -29,7 +29,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcAgentStarted, ...fcErrors },
       },
     },
-    async (req) => startAgent(app.firecrawl, req.body),
+    async (req) => startAgent(app.firecrawl, req.body, req.tenant),
   );
   app.get(
     '/v2/agent',

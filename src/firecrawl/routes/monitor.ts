@@ -48,7 +48,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'Create a monitor', body: FcMonitorCreateBody, response: reply } },
     async (req) => ({
       success: true as const,
-      data: monitorView(await fc.monitors.create(await monitorInputOf(req.body, fc))),
+      data: monitorView(await fc.monitors.create(await monitorInputOf(req.body, fc), req.tenant)),
     }),
   );
   app.get(

@@ -102,7 +102,8 @@ CREATE TABLE IF NOT EXISTS monitors (
   last_check_summary TEXT,
   retention_days INTEGER NOT NULL,
   created_at INTEGER NOT NULL,
-  updated_at INTEGER NOT NULL
+  updated_at INTEGER NOT NULL,
+  owner TEXT NOT NULL DEFAULT 'default'
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS monitors_by_creation ON monitors (created_at, id);
 CREATE INDEX IF NOT EXISTS monitors_due ON monitors (status, next_run_at);
@@ -153,7 +154,12 @@ const ADDED_COLUMNS: [table: string, column: string, declaration: string][] = [
   ['job_errors', 'attempts', 'INTEGER NOT NULL DEFAULT 1'],
   ['frontier', 'attempts', 'INTEGER NOT NULL DEFAULT 0'],
   ['frontier', 'due', 'INTEGER NOT NULL DEFAULT 0'],
+  // A monitor stored without an owner belongs to the caller of a service without API_KEYS.
+  ['monitors', 'owner', "TEXT NOT NULL DEFAULT 'default'"],
 ];
+
+/** Indexes on added columns: created once `addColumns` made the columns exist in an older file. */
+const ADDED_INDEXES = ['CREATE INDEX IF NOT EXISTS monitors_by_owner ON monitors (owner)'];
 
 function addColumns(db: DatabaseSync): void {
   for (const [table, column, declaration] of ADDED_COLUMNS) {
@@ -162,6 +168,7 @@ function addColumns(db: DatabaseSync): void {
       db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
     }
   }
+  for (const index of ADDED_INDEXES) db.exec(index);
 }
 
 interface Waiter {

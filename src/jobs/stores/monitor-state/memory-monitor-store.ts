@@ -43,6 +43,10 @@ export class MemoryMonitorStore implements MonitorStore {
     return Promise.resolve({ monitors, total: all.length });
   }
 
+  count(owner: string): Promise<number> {
+    return Promise.resolve([...this.monitors.values()].filter((m) => m.owner === owner).length);
+  }
+
   delete(id: string): Promise<boolean> {
     const existed = this.monitors.delete(id);
     for (const check of this.checksOf(id)) this.dropCheck(check.id);

@@ -16,6 +16,8 @@ export interface CheckSummary {
  */
 export interface MonitorRecord {
   id: string;
+  /** The caller that created it (`req.tenant`), whose MAX_MONITORS_PER_KEY it counts against. */
+  owner: string;
   name: string;
   status: 'active' | 'paused';
   config: Record<string, unknown>;
@@ -81,6 +83,7 @@ export interface Snapshot {
  *   answers monitors oldest first from `offset`, at most `limit`, with the total.
  * - `delete` removes the monitor with its checks, their pages and its snapshots; false when it did not exist
  *   (checks, pages and snapshots written under its id after all are removed all the same).
+ * - `count(owner)`: how many monitors `owner` holds now (a monitor stored without an owner is `default`'s).
  * - `due(now)`: active monitors whose `nextRunAt` is at or before `now`. `advance(id, from, to)` sets `nextRunAt`
  *   to `to` only if it is still `from` (compare-and-set), answering whether it did: of several processes seeing
  *   the same tick due, exactly one advances it and fires.
@@ -97,6 +100,7 @@ export interface MonitorStore {
   get(id: string): Promise<MonitorRecord | null>;
   put(monitor: MonitorRecord): Promise<void>;
   list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }>;
+  count(owner: string): Promise<number>;
   delete(id: string): Promise<boolean>;
   due(now: number): Promise<MonitorRecord[]>;
   advance(id: string, from: number, to: number | null): Promise<boolean>;

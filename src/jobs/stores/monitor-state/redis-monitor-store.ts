@@ -40,6 +40,10 @@ const k = {
   pagesOf: (checkId: string, status: PageStatus) => `pw:monitor-check:${checkId}:pages:${status}`,
   /** Every monitor by creation time. */
   all: 'pw:monitors',
+  /** The ids of one owner's monitors. */
+  owned: (owner: string) => `pw:monitors:owner:${owner}`,
+  /** Set once every monitor stored without its owner's set holding it has been added there. */
+  ownersIndexed: 'pw:monitors:owners-indexed',
   /** Active monitors with a next tick, by that tick. */
   due: 'pw:monitors:due',
 };
@@ -77,10 +81,14 @@ return n`;
 /** `text` matched literally by a Redis glob pattern. */
 const globLiteral = (text: string): string => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
+/** The owner of a monitor stored without one. */
+const NO_OWNER = 'default';
+
 function toMonitor(h: Record<string, string>): MonitorRecord | null {
   if (h.body === undefined) return null;
   const monitor = JSON.parse(h.body) as MonitorRecord;
   monitor.nextRunAt = h.nextRunAt ? Number(h.nextRunAt) : null;
+  monitor.owner ??= NO_OWNER;
   return monitor;
 }
 
@@ -105,6 +113,8 @@ const range = (from: number, end: number): number[] =>
  * process stops in between, another `delete` of the same id finishes the clean-up.
  */
 export class RedisMonitorStore implements MonitorStore {
+  private ownersIndexed: Promise<void> | null = null;
+
   constructor(private readonly redis: Redis) {
     redis.defineCommand('pwMonitorAdvance', { numberOfKeys: 2, lua: ADVANCE });
     redis.defineCommand('pwMonitorAddPages', { numberOfKeys: 1 + PAGE_STATUSES.length, lua: ADD_PAGES });
@@ -145,7 +155,8 @@ export class RedisMonitorStore implements MonitorStore {
           status: m.status,
           nextRunAt: m.nextRunAt === null ? '' : String(m.nextRunAt),
         })
-        .zadd(k.all, m.createdAt, m.id);
+        .zadd(k.all, m.createdAt, m.id)
+        .sadd(k.owned(m.owner), m.id);
       if (m.status === 'active' && m.nextRunAt !== null) multi.zadd(k.due, m.nextRunAt, m.id);
       else multi.zrem(k.due, m.id);
       await run(multi);
@@ -159,9 +170,47 @@ export class RedisMonitorStore implements MonitorStore {
     });
   }
 
+  /**
+   * The members of the owner's set that are still stored (a monitor deleted while the set was being built is
+   * dropped from it here), so a count never holds a slot for a monitor that is gone.
+   */
+  count(owner: string): Promise<number> {
+    return this.call(async () => {
+      await this.indexOwners();
+      const ids = await this.redis.smembers(k.owned(owner));
+      if (ids.length === 0) return 0;
+      const pipeline = this.redis.pipeline();
+      for (const id of ids) pipeline.exists(k.monitor(id));
+      const exists = await run(pipeline);
+      const stale = ids.filter((_, i) => exists[i] === 0);
+      if (stale.length > 0) await this.redis.srem(k.owned(owner), ...stale);
+      return ids.length - stale.length;
+    });
+  }
+
+  /** Adds every stored monitor to its owner's set, once per store (those written without one are missing). */
+  private indexOwners(): Promise<void> {
+    this.ownersIndexed ??= (async () => {
+      if ((await this.redis.exists(k.ownersIndexed)) === 1) return;
+      for (let at = 0; ; at += CHUNK) {
+        const ids = await this.redis.zrange(k.all, at, at + CHUNK - 1);
+        if (ids.length === 0) break;
+        const pipeline = this.redis.pipeline();
+        for (const m of await this.monitors(ids)) pipeline.sadd(k.owned(m.owner), m.id);
+        await run(pipeline);
+      }
+      await this.redis.set(k.ownersIndexed, '1');
+    })();
+    this.ownersIndexed.catch(() => (this.ownersIndexed = null));
+    return this.ownersIndexed;
+  }
+
   delete(id: string): Promise<boolean> {
     return this.call(async () => {
-      const [removed] = await run(this.redis.multi().del(k.monitor(id)).zrem(k.all, id).zrem(k.due, id));
+      const owner = (await this.get(id))?.owner;
+      const multi = this.redis.multi().del(k.monitor(id)).zrem(k.all, id).zrem(k.due, id);
+      if (owner !== undefined) multi.srem(k.owned(owner), id);
+      const [removed] = await run(multi);
       const existed = removed === 1;
       for (;;) {
         const checkIds = await this.redis.zrange(k.checks(id), 0, CHUNK - 1);

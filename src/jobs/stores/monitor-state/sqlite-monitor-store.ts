@@ -14,7 +14,7 @@ import type { SqliteDb, Statement } from '../sqlite.js';
 type Row = unknown[];
 
 const MONITOR_COLUMNS =
-  'id, name, status, config, cron, timezone, next_run_at, last_run_at, current_check_id, last_check_summary, retention_days, created_at, updated_at';
+  'id, name, status, config, cron, timezone, next_run_at, last_run_at, current_check_id, last_check_summary, retention_days, created_at, updated_at, owner';
 const CHECK_COLUMNS =
   'id, monitor_id, status, trigger_kind, scheduled_for, started_at, finished_at, summary, target_results, notification_status, error, created_at, updated_at';
 const PAGE_COLUMNS = 'id, check_id, target_id, url, status, detail, created_at';
@@ -36,9 +36,11 @@ function toMonitor(row: Row): MonitorRecord {
     retention,
     created,
     updated,
+    owner,
   ] = row;
   return {
     id: id as string,
+    owner: owner as string,
     name: name as string,
     status: status as MonitorRecord['status'],
     config: JSON.parse(config as string) as Record<string, unknown>,
@@ -100,9 +102,10 @@ export class SqliteMonitorStore implements MonitorStore {
     const ofChecks = 'SELECT id FROM monitor_checks WHERE monitor_id = ?1';
     this.q = {
       get: p(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE id = ?`),
-      put: p(`INSERT OR REPLACE INTO monitors (${MONITOR_COLUMNS}) VALUES (${marks(13)})`),
+      put: p(`INSERT OR REPLACE INTO monitors (${MONITOR_COLUMNS}) VALUES (${marks(14)})`),
       list: p(`SELECT ${MONITOR_COLUMNS} FROM monitors ORDER BY created_at, id LIMIT ? OFFSET ?`),
       count: p('SELECT count(*) FROM monitors'),
+      countOf: p('SELECT count(*) FROM monitors WHERE owner = ?'),
       delete: p('DELETE FROM monitors WHERE id = ?'),
       due: p(
         `SELECT ${MONITOR_COLUMNS} FROM monitors WHERE status = 'active' AND next_run_at <= ? ORDER BY next_run_at, id`,
@@ -186,8 +189,13 @@ export class SqliteMonitorStore implements MonitorStore {
           m.retentionDays,
           m.createdAt,
           m.updatedAt,
+          m.owner,
         ),
     );
+  }
+
+  count(owner: string): Promise<number> {
+    return this.read(() => Number((this.q.countOf.get(owner) as Row)[0]));
   }
 
   list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }> {

@@ -17,6 +17,7 @@ export class UnavailableMonitorStore implements MonitorStore {
   get: MonitorStore['get'] = () => this.refuse();
   put: MonitorStore['put'] = () => this.refuse();
   list: MonitorStore['list'] = () => this.refuse();
+  count: MonitorStore['count'] = () => this.refuse();
   delete: MonitorStore['delete'] = () => this.refuse();
   due: MonitorStore['due'] = () => Promise.resolve([]);
   advance: MonitorStore['advance'] = () => this.refuse();
