@@ -225,6 +225,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     store: stores.monitors,
     jobs,
     scheduler: createMonitorScheduler({ redis: config.redis, store: stores.monitors, log }),
+    limits: { maxPerOwner: config.maxMonitorsPerKey, minIntervalSeconds: config.minMonitorIntervalSeconds },
     log,
   });
   monitors.start();
@@ -240,13 +241,22 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     profiles: stores.profiles,
     guard,
     executablePath: browser ? config.chromiumPath : null,
-    maxSessions: config.maxBrowserSessions,
+    limits: {
+      maxSessions: config.maxBrowserSessions,
+      maxSessionsPerKey: config.maxSessionsPerKey,
+      isolation: config.sessionIsolation,
+      memoryBytes: config.sessionMemoryBytes,
+      diskBytes: config.sessionDiskBytes,
+      maxContexts: config.maxSessionContexts,
+      maxPages: config.maxSessionPages,
+    },
     userAgent: config.userAgent,
     metrics,
     log,
   });
   const executor = new SessionExecutor(sessions, {
     browserExecuteCode: config.browserExecuteCode,
+    codeLimits: { memoryBytes: config.browserCodeMemoryBytes, cpuSeconds: config.browserCodeCpuSeconds },
     ask: askLlm,
   });
   const searchDeps = { ...crawlDeps, provider };
@@ -311,7 +321,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     pages: stores.pages,
     extraFields,
     executor,
-    agents: pageLlm ? new Agents(jobs) : null,
+    agents: pageLlm ? new Agents(jobs, config.maxAgentRunsPerKey) : null,
     monitors,
     scrapeOrigins: stores.scrapeOrigins,
     log,

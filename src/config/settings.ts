@@ -18,6 +18,7 @@ import {
   secret,
 } from './kinds.js';
 import { section, text, url } from './kinds.js';
+import { BROWSER_SETTINGS } from './browser-settings.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -111,6 +112,18 @@ export const SETTINGS = {
       { env: 'MCP_MAX_CHARS', default: 100_000, min: 1000, max: 10_000_000 },
       'Characters of an MCP tool result at most; longer ones are cut with a note.',
     ),
+    maxMonitorsPerKey: int(
+      { env: 'MAX_MONITORS_PER_KEY', default: 100, min: 1, max: 100_000 },
+      'Monitors one API key may hold (without `API_KEYS`, all callers share one count); one more is a `429`.',
+    ),
+    minMonitorIntervalSeconds: int(
+      { env: 'MIN_MONITOR_INTERVAL_SECONDS', default: 300, min: 1, max: 86_400, unit: 's' },
+      "Shortest time between two ticks of a monitor's schedule (Firecrawl's minimum); closer ones: `400`.",
+    ),
+    maxAgentRunsPerKey: int(
+      { env: 'MAX_AGENT_RUNS_PER_KEY', default: 4, min: 1, max: 1000 },
+      'Research agent runs of one API key not yet ended (queued or running); one more is a `429`.',
+    ),
   }),
   ...section('Fetching and content', {
     userAgent: text(
@@ -188,27 +201,7 @@ export const SETTINGS = {
       "Upper bound of a crawl's `limit` (the native `/api/v1/crawl` stops at 10000).",
     ),
   }),
-  ...section('Browser', {
-    chromiumPath: text(
-      { env: 'CHROMIUM_PATH', default: '/usr/bin/chromium', accepts: 'a file path' },
-      'Chromium for the browser engine; the engine is off when the file does not exist.',
-    ),
-    browserMaxPages: int(
-      { env: 'BROWSER_MAX_PAGES', default: 4, min: 1, max: 64 },
-      'Browser pages (contexts) open at once; further requests wait, within their timeout.',
-    ),
-    maxBrowserSessions: int(
-      { env: 'MAX_BROWSER_SESSIONS', default: 5, min: 0, max: 256 },
-      'Browser sessions (`POST /v2/browser`) open at once in this process, each a context of a Chromium of ' +
-        'their own, apart from `BROWSER_MAX_PAGES`; one more is a `429`. `0` turns sessions off.',
-    ),
-    browserExecuteCode: bool(
-      { env: 'BROWSER_EXECUTE_CODE', default: false },
-      'The opt-in for a browser session\'s execute with `language: "node"` (Playwright code). Off, `node` is a ' +
-        '`400` naming this setting; on, it is a `400` saying that this build does not serve it yet (a child ' +
-        "process's own network would bypass the SSRF guard). `bash` (agent-browser commands) needs no opt-in.",
-    ),
-  }),
+  ...BROWSER_SETTINGS,
   ...section('Proxies', {
     proxyUrls: proxyList(
       { env: 'PROXY_URLS', whenUnset: 'none: targets are fetched directly' },

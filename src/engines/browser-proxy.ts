@@ -120,6 +120,27 @@ export class GuardedProxy {
     return lane;
   }
 
+  /**
+   * Serves the connections that arrive on `listener`, a port made elsewhere (a browser session's, listening in
+   * its own network namespace, where it is that browser's only way out). The returned function stops serving
+   * and ends them.
+   */
+  adopt(listener: Listener): () => void {
+    const sockets = new Set<Socket>();
+    const serve = (socket: Socket): void => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+      this.server.emit('connection', socket);
+    };
+    listener.on('connection', serve);
+    listener.unref();
+    return () => {
+      listener.off('connection', serve);
+      listener.close();
+      for (const socket of sockets) socket.destroy();
+    };
+  }
+
   /** Why the last connection to the host of `url` was refused, if it was. */
   refusalFor(url: string): string | undefined {
     try {

@@ -16,8 +16,14 @@ const liveViewOf = (origin: Origin, id: string) => {
 };
 
 /** `POST /v2/browser`: a session as Firecrawl's BrowserCreateResponse. */
-export async function createSession(fc: FirecrawlDeps, body: FcBrowserCreateBody, origin: Origin) {
+export async function createSession(
+  fc: FirecrawlDeps,
+  body: FcBrowserCreateBody,
+  origin: Origin,
+  tenant: string,
+) {
   const record = await fc.services.sessions.create({
+    owner: tenant,
     ttl: body.ttl ?? 600,
     activityTtl: body.activityTtl ?? 300,
     ...(body.profile ? { profile: body.profile } : {}),

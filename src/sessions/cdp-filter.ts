@@ -1,3 +1,5 @@
+import { BROWSER_ALLOWED, CHECKS, NO_EFFECT, PAGE_ALLOWED } from './cdp-methods.js';
+
 /** One CDP message: a command (`id`, `method`), its answer (`id`, `result` or `error`), or an event. */
 export interface CdpMessage {
   id?: number;
@@ -8,13 +10,20 @@ export interface CdpMessage {
   error?: { code: number; message: string };
 }
 
-/** What one session's CDP clients may reach: its own contexts, through its guarded proxy. */
+/** What one session's CDP clients may reach: its own contexts, through its guarded proxy, within its caps. */
 export interface CdpScope {
   /** The session's context: the default (and first) context of the client's view. */
   primary: string;
   /** Contexts the session's clients created (`Target.createBrowserContext`), disposed when it ends. */
   extra: Set<string>;
-  maxExtra: number;
+  /** Contexts the session's clients may add, and those asked for and not answered yet (counted when asked). */
+  maxContexts: number;
+  pendingContexts: number;
+  /** Pages the session may have open at once (its clients' and its pages' popups), and pages asked for. */
+  maxPages: number;
+  pendingPages: number;
+  /** Pages open now in the session's contexts. */
+  openPages(): number;
   /** The guarded proxy every context of the session goes through (the SSRF guard). */
   proxyServer: string;
 }
@@ -26,76 +35,14 @@ export interface Verdict {
   refused?: string;
 }
 
-/** Commands without a session (the browser's own) a client may send, as they are or rewritten below. */
-const BROWSER_LEVEL = new Set([
-  'Browser.getVersion',
-  'Browser.setDownloadBehavior',
-  'Browser.cancelDownload',
-  'Browser.grantPermissions',
-  'Browser.resetPermissions',
-  'Browser.setPermission',
-  'Browser.getWindowForTarget',
-  'Target.setAutoAttach',
-  'Target.setDiscoverTargets',
-  'Target.getTargets',
-  'Target.getTargetInfo',
-  'Target.attachToTarget',
-  'Target.detachFromTarget',
-  'Target.activateTarget',
-  'Target.closeTarget',
-  'Target.createTarget',
-  'Target.createBrowserContext',
-  'Target.disposeBrowserContext',
-  'Target.getBrowserContexts',
-  'Target.autoAttachRelated',
-  'Storage.getCookies',
-  'Storage.setCookies',
-  'Storage.clearCookies',
-  'Schema.getDomains',
-]);
-
-/** Domains of a page's (or worker's) own session a client may use; the methods below are refused within them. */
-const PAGE_DOMAINS = new Set(
-  (
-    'Accessibility Animation Audits Autofill BackgroundService CacheStorage Console CSS Database Debugger ' +
-    'DeviceAccess DeviceOrientation DOM DOMDebugger DOMSnapshot DOMStorage Emulation EventBreakpoints FedCm ' +
-    'Fetch HeadlessExperimental HeapProfiler IndexedDB Input Inspector IO LayerTree Log Media Network Overlay ' +
-    'Page Performance PerformanceTimeline Preload Profiler Runtime Schema ServiceWorker Storage Target ' +
-    'WebAudio WebAuthn'
-  ).split(' '),
-);
-
-/** Methods of those domains that reach beyond the session: the server's files, the whole browser, the CDP. */
-const PAGE_REFUSED: Record<string, string> = {
-  'DOM.setFileInputFiles': "reads files from the server's disk",
-  'Network.loadNetworkResource': 'loads a resource outside the page',
-  'Target.exposeDevToolsProtocol': "gives a page the browser's CDP",
-  'Target.createBrowserContext': 'only on the browser session',
-  'Target.disposeBrowserContext': 'only on the browser session',
-  'Target.attachToBrowserTarget': "opens the whole browser's session",
-  'Target.sendMessageToTarget': 'only flat sessions are served',
-  'Target.setRemoteLocations': 'not served',
-  'Storage.clearDataForOrigin': 'reaches every context of the browser',
-  'Storage.clearDataForStorageKey': 'reaches every context of the browser',
-  'Network.clearBrowserCache': "clears the whole browser's cache",
-};
-
-/** Download settings are answered as done and change nothing: the context denies every download. */
-const NO_EFFECT = new Set([
-  'Browser.setDownloadBehavior',
-  'Browser.cancelDownload',
-  'Page.setDownloadBehavior',
-]);
-
-/** Where a page may be sent by CDP: the web through the proxy, or a document with no network. */
-const NAVIGABLE = /^(https?:|about:|data:)/i;
-
 /**
  * The policy between one CDP client and the browser, for one session: the client sees its session's context
  * as the browser's default (and only) context, and the contexts it created; every other target, context and
- * session of the browser is invisible to it and out of its reach. Commands get ids of their own on the
- * browser side, so the proxy can send its own (to release a target of another context that auto-attach
- * paused) and read the answers it must filter.
+ * session of the browser is invisible to it and out of its reach. Commands are served from the allow-lists of
+ * cdp-methods.ts by the kind of session they are sent on (the browser's, or a page's), their parameters
+ * checked; contexts and pages are counted when asked for. Commands get ids of their own on the browser side, so
+ * the proxy can send its own (to release a target of another context that auto-attach paused) and read the
+ * answers it must filter.
  */
 export class CdpFilter {
   private nextId = 1;
@@ -103,6 +50,8 @@ export class CdpFilter {
   /** Targets of the session's contexts this client knows, and its sessions attached to them. */
   private readonly targets = new Set<string>();
   private readonly sessions = new Set<string>();
+  /** Browser sessions the client attached (`Target.attachToBrowserTarget`): served as its root is. */
+  private readonly browserSessions = new Set<string>();
 
   constructor(private readonly scope: CdpScope) {}
 
@@ -142,36 +91,35 @@ export class CdpFilter {
     }
     const method = msg.method;
     const params = msg.params ?? {};
+    const session = msg.sessionId;
+    const browserLevel = session === undefined || this.browserSessions.has(session);
+    if (!browserLevel && !this.sessions.has(session)) {
+      return this.refuse(msg, 'no such session of this browser session');
+    }
+    if (!(browserLevel ? BROWSER_ALLOWED : PAGE_ALLOWED).has(method)) {
+      return this.refuse(msg, `not on the allow-list of ${browserLevel ? 'browser' : 'page'} commands`);
+    }
     if (NO_EFFECT.has(method)) return this.answer(msg, {});
     if (params.browserContextId !== undefined && !this.ours(params.browserContextId)) {
       return this.refuse(msg, 'another browser context');
     }
-    if (msg.sessionId !== undefined) {
-      if (!this.sessions.has(msg.sessionId))
-        return this.refuse(msg, 'no such session of this browser session');
-      if (!PAGE_DOMAINS.has(method.split('.')[0]!)) return this.refuse(msg, 'domain not served');
-      if (PAGE_REFUSED[method]) return this.refuse(msg, PAGE_REFUSED[method]);
-      if (method.startsWith('Target.')) return this.target(msg, params);
-      if (method === 'Page.navigate' && !NAVIGABLE.test(String(params.url ?? ''))) {
-        return this.refuse(msg, 'only http(s), about: and data: URLs are opened');
-      }
-      if (method === 'Security.setIgnoreCertificateErrors') return this.refuse(msg, 'browser-wide');
-      return this.forward(msg);
-    }
-    if (!BROWSER_LEVEL.has(method)) return this.refuse(msg, 'not on the allow-list of browser commands');
+    const wrong = CHECKS[method]?.(params);
+    if (wrong) return this.refuse(msg, wrong);
     if (method.startsWith('Target.')) return this.target(msg, params);
+    if (!browserLevel) return this.forward(msg);
     if (method === 'Browser.getWindowForTarget') {
       return this.targets.has(String(params.targetId))
         ? this.forward(msg)
         : this.refuse(msg, 'unknown target');
     }
-    // Permissions and cookies: the session's context when none is named (never another one, checked above).
     if (method === 'Browser.getVersion' || method === 'Schema.getDomains') return this.forward(msg);
+    // Permissions and cookies: the session's context when none is named (never another one, checked above).
     return this.forward(msg, { browserContextId: this.scope.primary, ...params });
   }
 
   private target(msg: CdpMessage, params: Record<string, unknown>): Verdict {
     const known = (id: unknown): boolean => this.targets.has(String(id));
+    const { scope } = this;
     switch (msg.method) {
       case 'Target.setAutoAttach':
       case 'Target.attachToTarget':
@@ -179,6 +127,7 @@ export class CdpFilter {
         if (msg.method === 'Target.attachToTarget' && !known(params.targetId))
           return this.refuse(msg, 'unknown target');
         return this.forward(msg);
+      case 'Target.attachToBrowserTarget':
       case 'Target.setDiscoverTargets':
       case 'Target.getTargets':
         return this.forward(msg);
@@ -190,18 +139,18 @@ export class CdpFilter {
       case 'Target.closeTarget':
       case 'Target.autoAttachRelated':
         return known(params.targetId) ? this.forward(msg) : this.refuse(msg, 'unknown target');
-      case 'Target.detachFromTarget':
-        return this.sessions.has(String(params.sessionId)) || known(params.targetId)
+      case 'Target.detachFromTarget': {
+        const session = String(params.sessionId);
+        return this.sessions.has(session) || this.browserSessions.has(session) || known(params.targetId)
           ? this.forward(msg)
           : this.refuse(msg, 'unknown session');
+      }
       case 'Target.createTarget': {
-        if (!NAVIGABLE.test(String(params.url ?? 'about:blank'))) {
-          return this.refuse(msg, 'only http(s), about: and data: URLs are opened');
+        if (scope.openPages() + scope.pendingPages >= scope.maxPages) {
+          return this.refuse(msg, `a session has at most ${scope.maxPages} pages open (MAX_SESSION_PAGES)`);
         }
-        if (params.browserContextId === undefined) {
-          return this.forward(msg, { ...params, browserContextId: this.scope.primary });
-        }
-        return this.forward(msg);
+        scope.pendingPages++;
+        return this.forward(msg, { ...params, browserContextId: params.browserContextId ?? scope.primary });
       }
       case 'Target.createBrowserContext': {
         const escapes = ['proxyServer', 'proxyBypassList', 'originsWithUniversalNetworkAccess'].filter(
@@ -213,17 +162,26 @@ export class CdpFilter {
             `${escapes.join(', ')}: every context goes through the service's guarded proxy`,
           );
         }
-        if (this.scope.extra.size >= this.scope.maxExtra) {
-          return this.refuse(msg, `a session has at most ${this.scope.maxExtra} contexts of its own`);
+        if (scope.extra.size + scope.pendingContexts >= scope.maxContexts) {
+          return this.refuse(
+            msg,
+            `a session has at most ${scope.maxContexts} contexts of its own (MAX_SESSION_CONTEXTS)`,
+          );
         }
-        return this.forward(msg, { ...params, proxyServer: this.scope.proxyServer });
+        scope.pendingContexts++;
+        // Loopback too: Chromium would otherwise connect to 127.0.0.1, localhost and [::1] itself.
+        return this.forward(msg, {
+          ...params,
+          proxyServer: scope.proxyServer,
+          proxyBypassList: '<-loopback>',
+        });
       }
       case 'Target.disposeBrowserContext':
-        return this.scope.extra.has(String(params.browserContextId))
+        return scope.extra.has(String(params.browserContextId))
           ? this.forward(msg)
           : this.refuse(msg, 'only a context this session created');
       case 'Target.getBrowserContexts':
-        return this.answer(msg, { browserContextIds: [...this.scope.extra] });
+        return this.answer(msg, { browserContextIds: [...scope.extra] });
       default:
         return this.refuse(msg, 'not served');
     }
@@ -232,20 +190,26 @@ export class CdpFilter {
   /** A message from the browser: an answer to a command, or an event. */
   fromBrowser(msg: CdpMessage): Verdict {
     if (typeof msg.id === 'number') return this.answered(msg);
-    if (msg.sessionId !== undefined && !this.sessions.has(msg.sessionId))
-      return { toBrowser: [], toClient: [] };
+    const session = msg.sessionId;
+    const browserLevel = session === undefined || this.browserSessions.has(session);
+    if (!browserLevel && !this.sessions.has(session)) return { toBrowser: [], toClient: [] };
     const params = msg.params ?? {};
     const info = params.targetInfo as { targetId: string; browserContextId?: string } | undefined;
     switch (msg.method) {
       case 'Target.attachedToTarget': {
         const child = String(params.sessionId);
+        if ((info as { type?: string } | undefined)?.type === 'browser') {
+          // The browser session the client asked for (Target.attachToBrowserTarget): its own, served as its root.
+          this.browserSessions.add(child);
+          return { toBrowser: [], toClient: [msg] };
+        }
         if (info && this.ours(info.browserContextId)) {
           this.targets.add(info.targetId);
           this.sessions.add(child);
           return { toBrowser: [], toClient: [msg] };
         }
         // Another session's target, paused by auto-attach until this client lets it go: let it go, unseen.
-        const parent = msg.sessionId !== undefined ? { sessionId: msg.sessionId } : {};
+        const parent = session !== undefined ? { sessionId: session } : {};
         const release: CdpMessage[] = [];
         if (params.waitingForDebugger === true) {
           release.push(this.send({ method: 'Runtime.runIfWaitingForDebugger', sessionId: child }, null));
@@ -256,7 +220,8 @@ export class CdpFilter {
         return { toBrowser: release, toClient: [] };
       }
       case 'Target.detachedFromTarget': {
-        const known = this.sessions.delete(String(params.sessionId));
+        const child = String(params.sessionId);
+        const known = this.sessions.delete(child) || this.browserSessions.delete(child);
         return { toBrowser: [], toClient: known ? [msg] : [] };
       }
       case 'Target.targetCreated':
@@ -271,9 +236,21 @@ export class CdpFilter {
         return { toBrowser: [], toClient: known ? [msg] : [] };
       }
       default:
-        // Events of the client's own sessions pass; the browser's own (downloads among them) do not.
-        return { toBrowser: [], toClient: msg.sessionId !== undefined ? [msg] : [] };
+        // Events of the client's page sessions pass; the browser's own (downloads among them) do not.
+        return { toBrowser: [], toClient: browserLevel ? [] : [msg] };
     }
+  }
+
+  /** Gives back what this client asked for and was never answered (its connection ended). */
+  dispose(): void {
+    for (const { client } of this.pending.values()) this.settle(client);
+    this.pending.clear();
+  }
+
+  /** A command asked for a context or a page: no longer pending once answered (or never). */
+  private settle(client: CdpMessage | null): void {
+    if (client?.method === 'Target.createBrowserContext') this.scope.pendingContexts--;
+    if (client?.method === 'Target.createTarget') this.scope.pendingPages--;
   }
 
   private answered(msg: CdpMessage): Verdict {
@@ -282,6 +259,7 @@ export class CdpFilter {
     this.pending.delete(msg.id!);
     const client = entry.client;
     if (!client) return { toBrowser: [], toClient: [] }; // the proxy's own command
+    this.settle(client);
     const result = msg.result;
     if (result && !msg.error) {
       if (client.method === 'Target.getTargets') {
@@ -295,6 +273,8 @@ export class CdpFilter {
       }
       if (client.method === 'Target.createTarget') this.targets.add(String(result.targetId));
       if (client.method === 'Target.attachToTarget') this.sessions.add(String(result.sessionId));
+      if (client.method === 'Target.attachToBrowserTarget')
+        this.browserSessions.add(String(result.sessionId));
       if (client.method === 'Target.createBrowserContext')
         this.scope.extra.add(String(result.browserContextId));
       if (client.method === 'Target.disposeBrowserContext') {

@@ -1,5 +1,6 @@
 import { CdpFilter } from './cdp-filter.js';
 import type { CdpMessage, CdpScope, Verdict } from './cdp-filter.js';
+import type { CdpChannel } from './host/cdp-mux.js';
 
 /** The client's WebSocket as the proxy uses it (the server side of `ws`, from the HTTP surface). */
 export interface CdpClientSocket {
@@ -26,47 +27,50 @@ export interface CdpLink {
 export const SESSION_CLOSED = 4000;
 
 /**
- * Joins a client's WebSocket to Chromium's browser endpoint (one upstream connection per client, so auto-attach
- * and discovery are the client's own) through a CdpFilter for the session's scope. Messages are JSON text; a
- * message that is not JSON ends the connection.
+ * Joins a client's WebSocket to a connection of the session's browser (a browser session of its own on the
+ * pipe, so auto-attach and discovery are the client's own) through a CdpFilter for the session's scope. The
+ * client is read from the start; what it sends before the connection is made waits for it. Messages are JSON
+ * text; a message that is not JSON ends the connection.
  */
 export function linkCdp(
   client: CdpClientSocket,
-  endpoint: string,
+  connecting: Promise<CdpChannel>,
   scope: CdpScope,
   hooks: CdpProxyHooks,
 ): CdpLink {
   const filter = new CdpFilter(scope);
-  const upstream = new WebSocket(endpoint);
-  const queued: string[] = [];
+  let upstream: CdpChannel | null = null;
+  const queued: CdpMessage[] = [];
   let open = true;
   let done: () => void = () => undefined;
   const closed = new Promise<void>((resolve) => (done = resolve));
   const close = (code: number, reason: string): void => {
     if (!open) return;
     open = false;
-    client.close(code, reason);
-    upstream.close();
+    filter.dispose();
+    client.close(code, reason.slice(0, 120));
+    upstream?.close();
     done();
   };
   const apply = (verdict: Verdict): void => {
     for (const m of verdict.toBrowser) {
-      const text = JSON.stringify(m);
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(text);
-      else queued.push(text);
+      if (upstream) upstream.send(m);
+      else queued.push(m);
     }
     for (const m of verdict.toClient) client.send(JSON.stringify(m));
   };
-  upstream.addEventListener('open', () => {
-    for (const text of queued.splice(0)) upstream.send(text);
-  });
-  upstream.addEventListener('message', (event) => {
-    if (!open) return;
-    const message = parse(String(event.data));
-    if (message) apply(filter.fromBrowser(message));
-  });
-  upstream.addEventListener('close', () => close(1011, 'the browser closed the connection'));
-  upstream.addEventListener('error', () => close(1011, 'the browser connection failed'));
+  connecting.then(
+    (channel) => {
+      if (!open) return channel.close();
+      upstream = channel;
+      channel.onmessage = (message) => {
+        if (open) apply(filter.fromBrowser(message));
+      };
+      channel.onclose = (reason) => close(1011, reason ?? 'the browser closed the connection');
+      for (const m of queued.splice(0)) channel.send(m);
+    },
+    (err: unknown) => close(1011, err instanceof Error ? err.message : 'the browser is gone'),
+  );
   client.on('message', (data) => {
     if (!open) return;
     const message = parse(String(data));

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { BrowserContext, Page } from 'playwright-core';
 import { MOBILE } from '../engines/browser.js';
-import { GuardedProxy } from '../engines/browser-proxy.js';
 import { mobileUserAgent } from '../engines/user-agent.js';
 import {
   NotFoundError,
@@ -25,9 +24,15 @@ import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { CdpScope } from './cdp-filter.js';
 import { SESSION_CLOSED, linkCdp } from './cdp-proxy.js';
 import type { CdpClientSocket, CdpLink } from './cdp-proxy.js';
+import type { BrowserHost } from './host/browser-host.js';
+import type { PageTarget } from './host/cdp-mux.js';
+import { SessionHosts } from './host/session-hosts.js';
+import type { SessionIsolation } from './host/session-hosts.js';
 import { startLiveView } from './live-view.js';
 import type { LiveViewerSocket } from './live-view.js';
-import { SessionBrowser } from './session-browser.js';
+import { bounded, closeSession } from './session-end.js';
+import { DEFAULT_OWNER, SessionOwners } from './session-owners.js';
+import { activeRecord, endedRecord, shownRecord } from './session-record.js';
 
 /** What a session is started with (the surface's request, its defaults applied). */
 export interface SessionOptions {
@@ -35,11 +40,27 @@ export interface SessionOptions {
   ttl: number;
   /** Seconds without a CDP message or command before it ends. */
   activityTtl: number;
+  /** The caller's tenant, counted against MAX_SESSIONS_PER_KEY. */
+  owner?: string;
   profile?: { name: string; saveChanges?: boolean };
   /** A phone's screen, touch and User-Agent (an interact reopening a scrape with `mobile`). */
   mobile?: boolean;
   /** Accept any TLS certificate (an interact reopening a scrape with `skipTlsVerification`). */
   skipTlsVerification?: boolean;
+}
+
+/** The caps of one session and of one key, and how sessions' browsers are isolated. */
+export interface SessionLimits {
+  maxSessions: number;
+  maxSessionsPerKey: number;
+  isolation: SessionIsolation;
+  /** A session's browser past this (its processes' proportional set size) is ended. */
+  memoryBytes: number;
+  /** The tmpfs that is an isolated browser's whole disk. */
+  diskBytes: number;
+  /** Contexts a session's clients may add, and pages open at once in a session. */
+  maxContexts: number;
+  maxPages: number;
 }
 
 export interface SessionDeps {
@@ -48,31 +69,25 @@ export interface SessionDeps {
   guard: GuardOptions;
   /** Chromium; null when it is not installed (every session request is then a 503). */
   executablePath: string | null;
-  maxSessions: number;
+  limits: SessionLimits;
   userAgent: string;
   metrics: Metrics;
   log: Logger;
 }
 
-/** How long an ended session's record stays listed (`?status=destroyed`). */
-const RETAIN_MS = 24 * 3_600_000;
 /** Activity is written to the store at most this often (it is read by lists, not by the idle check). */
 const ACTIVITY_WRITE_MS = 5000;
-/** A holder that has not ended its session this long after its `ttl` is gone: the record says so. */
-const ORPHAN_GRACE_MS = 60_000;
 const SWEEP_MS = 1000;
 /** How often the records past their `keepUntil` are dropped from the store. */
 const PURGE_MS = 600_000;
-const CLOSE_GRACE_MS = 5000;
-/** CDP clients and live viewers connected to one session at once, and contexts its clients may add. */
+/** CDP clients and live viewers connected to one session at once. */
 const MAX_LINKS = 8;
-const MAX_EXTRA_CONTEXTS = 4;
 
 interface LiveSession {
   record: SessionRecord;
+  host: BrowserHost;
   context: BrowserContext;
   scope: CdpScope;
-  endpoint: string;
   links: Set<CdpLink>;
   saveTo: string | null;
   /** When `lastActivity` was last written to the store. */
@@ -81,6 +96,7 @@ interface LiveSession {
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+const mib = (bytes: number): number => Math.round(bytes / 1048576);
 
 /** The session's current page: the last one open in its context, or a new one when all were closed. */
 async function currentPage(session: LiveSession): Promise<Page> {
@@ -93,28 +109,38 @@ async function currentPage(session: LiveSession): Promise<Page> {
 }
 
 /**
- * Browser sessions: each a context of the sessions' own Chromium (SessionBrowser), its network through the
- * same guarded proxy as the browser engine, driven over CDP (the filtering proxy, cdp-proxy.ts) or by the
- * service's own commands (`withPage`). A session ends at its `ttl`, after `activityTtl` without activity, on
- * DELETE, or when its process stops; its context is closed, its slot freed, its profile saved if asked, and
- * its record (in the job store, listed by every process) marked destroyed with the cause.
+ * Browser sessions: each a context of a Chromium whose only way out is the guarded proxy (its own Chromium in
+ * namespaces of its own, or one shared by the sessions: SessionHosts), driven over CDP (the filtering proxy,
+ * cdp-proxy.ts) or by the service's own commands (`withPage`). A session ends at its `ttl`, after
+ * `activityTtl` without activity, on DELETE, when its browser dies or outgrows its memory, or when its process
+ * stops; its browser (or context) is closed, its slot freed, its profile saved if asked, and its record (in the
+ * job store, listed by every process) marked destroyed with the cause.
  */
 export class BrowserSessions {
   /** This process, as records name it: host, pid and an id of this life (a pid is reused after a restart). */
   readonly holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   private readonly live = new Map<string, LiveSession>();
+  private readonly owners: SessionOwners;
   private readonly slots: Gate;
-  private readonly browser: SessionBrowser | null;
-  private readonly proxy: GuardedProxy;
+  private readonly hosts: SessionHosts | null;
   private readonly timer: NodeJS.Timeout;
   private purgedAt = 0;
 
   constructor(private readonly deps: SessionDeps) {
-    this.slots = new Gate('browser session', deps.maxSessions, 0);
-    this.browser = deps.executablePath
-      ? new SessionBrowser({ executablePath: deps.executablePath, log: deps.log })
-      : null;
-    this.proxy = new GuardedProxy(deps.guard);
+    const { limits } = deps;
+    this.slots = new Gate('browser session', limits.maxSessions, 0);
+    this.owners = new SessionOwners(limits.maxSessionsPerKey);
+    this.hosts =
+      deps.executablePath && limits.maxSessions > 0
+        ? new SessionHosts({
+            executablePath: deps.executablePath,
+            isolation: limits.isolation,
+            guard: deps.guard,
+            diskBytes: limits.diskBytes,
+            rendererHeapMb: Math.max(128, mib(limits.memoryBytes / 2)),
+            log: deps.log,
+          })
+        : null;
     this.timer = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_MS);
     this.timer.unref();
     deps.metrics.watchSessions(() => this.live.size);
@@ -126,19 +152,26 @@ export class BrowserSessions {
   }
 
   async create(options: SessionOptions): Promise<SessionRecord> {
-    if (!this.browser) throw new ServiceUnavailableError('Browser sessions need Chromium (CHROMIUM_PATH)');
-    if (this.deps.maxSessions === 0)
+    const { limits } = this.deps;
+    if (limits.maxSessions === 0)
       throw new ServiceUnavailableError('Browser sessions are off (MAX_BROWSER_SESSIONS=0)');
-    try {
-      await this.slots.enter();
-    } catch (err) {
-      if (!(err instanceof ServiceBusyError)) throw err;
-      throw new SessionLimitError(
-        `${this.deps.maxSessions} browser sessions are open in this process (MAX_BROWSER_SESSIONS); end one first`,
-      );
-    }
+    if (!this.hosts) throw new ServiceUnavailableError('Browser sessions need Chromium (CHROMIUM_PATH)');
+    const owner = options.owner ?? DEFAULT_OWNER;
+    // Counted when asked: the slot and the key's count are taken before anything is awaited.
+    const entered = this.slots.enter();
+    this.owners.take(owner);
+    let slot = false;
+    let host: BrowserHost | null = null;
     let context: BrowserContext | null = null;
     try {
+      await entered.catch((err: unknown) => {
+        if (!(err instanceof ServiceBusyError)) throw err;
+        throw new SessionLimitError(
+          `${limits.maxSessions} browser sessions are open in this process (MAX_BROWSER_SESSIONS); end one first`,
+        );
+      });
+      slot = true;
+      await this.owners.check(owner, () => this.heldElsewhere());
       const { profile } = options;
       const state = profile ? await this.deps.profiles.state(profile.name) : null;
       if (profile && state === null && !profile.saveChanges) {
@@ -146,59 +179,32 @@ export class BrowserSessions {
           `profile.name: no profile '${profile.name}' on this server (save one with saveChanges: true)`,
         );
       }
-      const launched = await this.browser.get();
-      const proxyServer = await this.proxy.url();
-      context = await launched.browser.newContext({
+      host = await this.hosts.acquire();
+      context = await host.browser.newContext({
         userAgent: this.deps.userAgent,
         viewport: { width: 1280, height: 800 },
         ...(options.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.deps.userAgent) } : {}),
         ...(options.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
         acceptDownloads: false,
-        proxy: { server: proxyServer },
+        proxy: { server: host.proxyServer },
         ...(state ? { storageState: state } : {}),
       });
       const page = await context.newPage();
       const cdp = await context.newCDPSession(page);
       const { targetInfo } = await cdp.send('Target.getTargetInfo');
       await cdp.detach();
-      const now = Date.now();
-      const record: SessionRecord = {
-        id: randomUUID(),
-        status: 'active',
-        createdAt: now,
-        expiresAt: now + options.ttl * 1000,
-        lastActivity: now,
-        ttl: options.ttl,
-        activityTtl: options.activityTtl,
-        holder: this.holder,
-        profile: profile?.name ?? null,
-        endedAt: null,
-        endCause: null,
-        keepUntil: now + options.ttl * 1000 + RETAIN_MS,
-      };
-      const scope: CdpScope = {
-        primary: targetInfo.browserContextId!,
-        extra: new Set(),
-        maxExtra: MAX_EXTRA_CONTEXTS,
-        proxyServer,
-      };
-      await this.deps.store.put(record);
-      this.live.set(record.id, {
-        record,
-        context,
-        scope,
-        endpoint: launched.endpoint,
-        links: new Set(),
-        saveTo: profile?.saveChanges ? profile.name : null,
-        written: now,
-        ending: null,
-      });
+      const session = this.open(options, owner, host, context, targetInfo.browserContextId!);
+      await this.deps.store.put(session.record);
       this.deps.metrics.sessionCreated();
-      this.deps.log.info({ session: record.id, ttl: options.ttl }, 'browser session started');
-      return { ...record };
+      this.deps.log.info({ session: session.record.id, ttl: options.ttl, owner }, 'browser session started');
+      return { ...session.record };
     } catch (err) {
-      await context?.close().catch(() => undefined);
-      this.slots.leave();
+      if (host) {
+        await context?.close().catch(() => undefined);
+        this.hosts.release(host);
+      }
+      if (slot) this.slots.leave();
+      this.owners.give(owner);
       throw err;
     }
   }
@@ -242,9 +248,7 @@ export class BrowserSessions {
   /** Shows the session's current page to a live viewer (live-view.ts); only an interactive one's input is activity. */
   async connectLive(id: string, viewer: LiveViewerSocket, interactive: boolean): Promise<void> {
     const session = await this.local(id);
-    if (session.links.size >= MAX_LINKS) {
-      throw new SessionLimitError(`Browser session ${id} has ${MAX_LINKS} connections already`);
-    }
+    this.reserveLink(session);
     const source = {
       page: async () => currentPage(await this.local(id)),
       activity: () => this.touch(session),
@@ -254,14 +258,12 @@ export class BrowserSessions {
     void link.closed.then(() => session.links.delete(link));
   }
 
-  /** Joins a client's WebSocket to the session's CDP, filtered to the session's contexts. */
+  /** Joins a client's WebSocket to the session's browser, filtered to the session's contexts. */
   async connectCdp(id: string, client: CdpClientSocket): Promise<void> {
     const session = await this.local(id);
-    if (session.links.size >= MAX_LINKS) {
-      throw new SessionLimitError(`Browser session ${id} has ${MAX_LINKS} CDP connections already`);
-    }
+    this.reserveLink(session);
     this.touch(session);
-    const link = linkCdp(client, session.endpoint, session.scope, {
+    const link = linkCdp(client, session.host.channel(), session.scope, {
       activity: () => this.touch(session),
       refused: (method, reason) => {
         this.deps.metrics.cdpRefused();
@@ -272,14 +274,22 @@ export class BrowserSessions {
     void link.closed.then(() => session.links.delete(link));
   }
 
-  /** Ends the sessions of this process past their `ttl` or idle past their `activityTtl` at `now`. */
+  /** Ends the sessions of this process past their `ttl`, idle past their `activityTtl`, or over their memory. */
   async sweep(now = Date.now()): Promise<void> {
     const ending: Promise<unknown>[] = [];
+    const { memoryBytes } = this.deps.limits;
     for (const session of this.live.values()) {
       const { record } = session;
       if (now >= record.expiresAt) ending.push(this.end_(session, 'ttl'));
       else if (now - record.lastActivity >= record.activityTtl * 1000)
         ending.push(this.end_(session, 'idle'));
+      else if (session.host.isolated) {
+        const used = session.host.memoryBytes();
+        if (used > memoryBytes) {
+          const detail = `its browser used ${mib(used)} MiB, over MAX_SESSION_MEMORY_MB (${mib(memoryBytes)})`;
+          ending.push(this.end_(session, 'memory', detail));
+        }
+      }
     }
     if (now - this.purgedAt >= PURGE_MS) {
       this.purgedAt = now;
@@ -291,8 +301,83 @@ export class BrowserSessions {
   async close(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all([...this.live.values()].map((s) => this.end_(s, 'shutdown')));
-    await this.browser?.close();
-    await this.proxy.close();
+    await this.hosts?.close();
+  }
+
+  /** The session in this process's map, with its scope counting its pages and closing the ones past its cap. */
+  private open(
+    options: SessionOptions,
+    owner: string,
+    host: BrowserHost,
+    context: BrowserContext,
+    primary: string,
+  ): LiveSession {
+    const now = Date.now();
+    const { limits } = this.deps;
+    const record = activeRecord(
+      randomUUID(),
+      { ...options, holder: this.holder, owner, profile: options.profile?.name ?? null },
+      now,
+    );
+    const scope: CdpScope = {
+      primary,
+      extra: new Set(),
+      maxContexts: limits.maxContexts,
+      pendingContexts: 0,
+      maxPages: limits.maxPages,
+      pendingPages: 0,
+      openPages: () => host.mux.pagesOf(new Set([primary, ...scope.extra])).length,
+      proxyServer: host.proxyServer,
+    };
+    const session: LiveSession = {
+      record,
+      host,
+      context,
+      scope,
+      links: new Set(),
+      saveTo: options.profile?.saveChanges ? options.profile.name : null,
+      written: now,
+      ending: null,
+    };
+    this.live.set(record.id, session);
+    host.mux.onPage ??= (page) => this.pageOpened(host, page);
+    void host.exited.then((why) => {
+      for (const s of this.live.values()) {
+        if (s.host === host) void this.end_(s, 'crashed', why);
+      }
+    });
+    return session;
+  }
+
+  /** A page past its session's MAX_SESSION_PAGES (a popup, or one Playwright opened) is closed at once. */
+  private pageOpened(host: BrowserHost, page: PageTarget): void {
+    for (const session of this.live.values()) {
+      const { scope } = session;
+      if (session.host !== host) continue;
+      if (page.browserContextId !== scope.primary && !scope.extra.has(page.browserContextId)) continue;
+      if (scope.openPages() <= scope.maxPages) return;
+      this.deps.log.info(
+        { session: session.record.id, maxPages: scope.maxPages },
+        'browser session: a page past MAX_SESSION_PAGES closed',
+      );
+      void host.mux.command('Target.closeTarget', { targetId: page.targetId }).catch(() => undefined);
+      return;
+    }
+  }
+
+  /** Active sessions other processes hold (their holders alive). */
+  private async heldElsewhere(now = Date.now()): Promise<SessionRecord[]> {
+    const active = await this.deps.store.list('active');
+    return active.filter((r) => r.holder !== this.holder && this.orphanEnded(r, now).status === 'active');
+  }
+
+  /** Refuses a connection past MAX_LINKS; the caller adds its link before it awaits anything. */
+  private reserveLink(session: LiveSession): void {
+    if (session.links.size >= MAX_LINKS) {
+      throw new SessionLimitError(
+        `Browser session ${session.record.id} has ${MAX_LINKS} connections already`,
+      );
+    }
   }
 
   /** The session if this process holds it; else why not: ended, held by another process, or unknown. */
@@ -302,7 +387,8 @@ export class BrowserSessions {
     const record = session?.record ?? (await this.get(id));
     if (record.status === 'destroyed' || session?.ending) {
       const when = record.endedAt ? ` at ${iso(record.endedAt)}` : '';
-      throw new SessionEndedError(`Browser session ${id} ended${when} (${record.endCause ?? 'ending'})`);
+      const why = [record.endCause ?? 'ending', record.endDetail].filter(Boolean).join(': ');
+      throw new SessionEndedError(`Browser session ${id} ended${when} (${why})`);
     }
     throw new SessionHeldElsewhereError(
       `Browser session ${id} is held by process ${record.holder}; send the request to that process`,
@@ -317,85 +403,49 @@ export class BrowserSessions {
     void this.deps.store.put({ ...session.record }).catch(() => undefined);
   }
 
-  /** An active record whose holder is this process but not the session, or a holder gone long past its ttl. */
   private orphanEnded(record: SessionRecord, now: number): SessionRecord {
-    if (record.status !== 'active') return record;
-    const ours = record.holder === this.holder;
-    if (ours && this.live.has(record.id)) return { ...this.live.get(record.id)!.record };
-    if (!ours && now < record.expiresAt + ORPHAN_GRACE_MS) return record;
-    return {
-      ...record,
-      status: 'destroyed',
-      endedAt: Math.min(now, record.expiresAt),
-      endCause: ours ? 'error' : 'ttl',
-    };
+    return shownRecord(record, this.holder, this.live.get(record.id)?.record, now);
   }
 
-  private end_(session: LiveSession, cause: SessionEndCause): Promise<SessionRecord> {
-    session.ending ??= this.finish(session, cause);
+  private end_(session: LiveSession, cause: SessionEndCause, detail?: string): Promise<SessionRecord> {
+    if (!session.ending) {
+      // Known at once: every request from now on is told why, before the browser is even closed.
+      session.record.endCause = cause;
+      session.record.endDetail = detail ?? null;
+      session.ending = this.finish(session, cause, detail ?? null);
+    }
     return session.ending;
   }
 
-  private async finish(session: LiveSession, cause: SessionEndCause): Promise<SessionRecord> {
-    const { record, context } = session;
+  private async finish(
+    session: LiveSession,
+    cause: SessionEndCause,
+    detail: string | null,
+  ): Promise<SessionRecord> {
+    const { record } = session;
     const { log } = this.deps;
     try {
       for (const link of session.links) link.close(SESSION_CLOSED, `session ended (${cause})`);
-      if (session.saveTo) {
-        try {
-          await this.deps.profiles.save(session.saveTo, await context.storageState());
-        } catch (err) {
-          log.warn(
-            { session: record.id, profile: session.saveTo, err },
-            'browser session: profile not saved',
-          );
-        }
+      if (session.saveTo && cause !== 'crashed') {
+        const state = await bounded(session.context.storageState()).catch(() => null);
+        if (state) await this.deps.profiles.save(session.saveTo, state);
+        else log.warn({ session: record.id, profile: session.saveTo }, 'browser session: profile not saved');
       }
-      await this.closeContexts(session);
+      const closed = await closeSession(session.host, session.context, session.scope.extra);
+      if (!closed) log.warn({ session: record.id }, 'browser session: its context did not close in time');
     } finally {
       this.live.delete(record.id);
+      this.hosts!.release(session.host);
       this.slots.leave();
+      this.owners.give(record.owner ?? DEFAULT_OWNER);
     }
     const now = Date.now();
-    const ended: SessionRecord = {
-      ...record,
-      status: 'destroyed',
-      endedAt: now,
-      endCause: cause,
-      keepUntil: now + RETAIN_MS,
-    };
+    const ended = endedRecord(record, cause, detail, now);
     this.deps.metrics.sessionEnded(cause);
-    log.info({ session: record.id, cause, ms: now - record.createdAt }, 'browser session ended');
+    log.info({ session: record.id, cause, detail, ms: now - record.createdAt }, 'browser session ended');
     await this.deps.store.put(ended).catch((err: unknown) => {
       log.warn({ session: record.id, err }, 'browser session: record not written');
     });
     return { ...ended };
-  }
-
-  /** Closes the session's contexts (those its clients created too) within the grace period. */
-  private async closeContexts(session: LiveSession): Promise<void> {
-    const work = (async () => {
-      const launched = await this.browser!.get();
-      if (session.scope.extra.size > 0) {
-        const cdp = await launched.browser.newBrowserCDPSession();
-        for (const browserContextId of session.scope.extra) {
-          await cdp.send('Target.disposeBrowserContext', { browserContextId }).catch(() => undefined);
-        }
-        await cdp.detach().catch(() => undefined);
-      }
-      await session.context.close();
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      work.then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_GRACE_MS))),
-    ]).catch(() => true);
-    clearTimeout(timer);
-    if (!closed) {
-      this.deps.log.warn(
-        { session: session.record.id },
-        'browser session: its context did not close in time',
-      );
-    }
   }
 }

@@ -151,7 +151,19 @@ describe('browser sessions', { skip }, () => {
         browser.newContext({ proxy: { server: 'http://127.0.0.1:9' } }),
         /proxyServer.*refused|refused.*proxyServer/s,
       );
-      await assert.rejects(browser.newBrowserCDPSession(), /refused/);
+      // Playwright's own CDP sessions are served, as filtered views of the session.
+      const whole = await browser.newBrowserCDPSession();
+      const { targetInfos } = await whole.send('Target.getTargets');
+      assert.deepEqual(
+        targetInfos.filter((t) => t.type === 'page').map((t) => t.url),
+        [tab.url()],
+        "only the session's own page is listed",
+      );
+      await whole.detach();
+      const pageCdp = await context.newCDPSession(tab);
+      const evaluated = await pageCdp.send('Runtime.evaluate', { expression: 'document.title' });
+      assert.equal(evaluated.result.value, 'Hello');
+      await pageCdp.detach();
       const answer = await tab.goto(`http://private.test:${sitePort}/secret`).catch((err: Error) => err);
       if (!(answer instanceof Error)) assert.equal(answer?.status(), 403);
       assert.deepEqual(privateHits, [], 'the private address was never reached');

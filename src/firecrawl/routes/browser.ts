@@ -28,7 +28,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcBrowserCreateReply, ...fcErrors },
       },
     },
-    async (req) => createSession(app.firecrawl, req.body, req),
+    async (req) => createSession(app.firecrawl, req.body, req, req.tenant),
   );
   app.get(
     '/v2/browser',

@@ -1,5 +1,8 @@
-/** Why a browser session ended: its `ttl`, its `activityTtl` (idle), a DELETE, a failure, or its process stopping. */
-export type SessionEndCause = 'ttl' | 'idle' | 'deleted' | 'error' | 'shutdown';
+/**
+ * Why a browser session ended: its `ttl`, its `activityTtl` (idle), a DELETE, a failure, its process stopping,
+ * its browser dying (`crashed`), or its browser outgrowing MAX_SESSION_MEMORY_MB (`memory`).
+ */
+export type SessionEndCause = 'ttl' | 'idle' | 'deleted' | 'error' | 'shutdown' | 'crashed' | 'memory';
 
 /**
  * A browser session as the store keeps it, so that every API process of a fleet can list it and say which
@@ -17,10 +20,14 @@ export interface SessionRecord {
   activityTtl: number;
   /** The process that holds the browser: `host:pid` and an id of that process's life. */
   holder: string;
+  /** The tenant that created it (records written before tenants were recorded have none: `default`). */
+  owner?: string;
   /** The profile the session started from, by name (never its cookies); null without one. */
   profile: string | null;
   endedAt: number | null;
   endCause: SessionEndCause | null;
+  /** What the cause was made of (Chromium's exit, the memory it used); absent on older records. */
+  endDetail?: string | null;
   /** When the store may drop the record (a while after the session ended or should have). */
   keepUntil: number;
 }
