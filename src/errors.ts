@@ -74,7 +74,7 @@ export const ERRORS = {
   SESSION_ENDED: {
     status: 410,
     retryable: false,
-    doc: 'The browser session has ended (its `ttl` or `activityTtl` passed, it was deleted, or its browser failed); the message says when and why.',
+    doc: 'The browser session has ended (its `ttl` or `activityTtl` passed, it was deleted, its browser died or outgrew `SESSION_MEMORY_BYTES`); the message says when and why.',
   },
   BODY_TOO_LARGE: {
     status: 413,
@@ -116,7 +116,7 @@ export const ERRORS = {
   SESSION_LIMIT: {
     status: 429,
     retryable: true,
-    doc: '`MAX_BROWSER_SESSIONS` browser sessions are open in this process; one must end before another starts.',
+    doc: '`MAX_BROWSER_SESSIONS` browser sessions are open in this process, or the calling key holds `MAX_SESSIONS_PER_KEY` across the fleet (the message names which); one must end before another starts.',
   },
   LIMIT_REACHED: {
     status: 429,

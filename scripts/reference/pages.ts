@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import prettier from 'prettier';
+import { renderCdp } from './cdp.js';
 import { renderConfiguration } from './configuration.js';
 import { renderErrors } from './errors.js';
 
@@ -9,6 +10,7 @@ const ROOT = join(import.meta.dirname, '..', '..');
 export const REFERENCE_PAGES: { file: string; render: () => string }[] = [
   { file: 'docs/reference/configuration.md', render: renderConfiguration },
   { file: 'docs/reference/errors.md', render: renderErrors },
+  { file: 'docs/reference/cdp.md', render: renderCdp },
 ];
 
 /** A page as it is committed: rendered, then formatted as `prettier --write` would (tables aligned). */

@@ -103,7 +103,7 @@ export class CdpFilter {
     if (params.browserContextId !== undefined && !this.ours(params.browserContextId)) {
       return this.refuse(msg, 'another browser context');
     }
-    const wrong = CHECKS[method]?.(params);
+    const wrong = CHECKS[method]?.check(params);
     if (wrong) return this.refuse(msg, wrong);
     if (method.startsWith('Target.')) return this.target(msg, params);
     if (!browserLevel) return this.forward(msg);

@@ -13,7 +13,7 @@ export type ParamCheck = (params: Record<string, unknown>) => string | null;
  * (`Network.clearBrowserCache`, `Storage.clearDataForOrigin`, ...), certificate overrides, a page's DevTools
  * binding (`Target.exposeDevToolsProtocol`), contexts (browser level only), and what writes to disk.
  */
-const PAGE_METHODS: Record<string, string> = {
+export const PAGE_METHODS: Record<string, string> = {
   Accessibility:
     'disable enable getPartialAXTree getFullAXTree getRootAXNode getAXNodeAndAncestors getChildAXNodes ' +
     'queryAXTree',
@@ -170,7 +170,7 @@ const PAGE_METHODS: Record<string, string> = {
  * permissions and cookies of its contexts, and targets and contexts (src/sessions/cdp-filter.ts scopes them).
  * Download settings are answered without effect (NO_EFFECT).
  */
-const BROWSER_METHODS: Record<string, string> = {
+export const BROWSER_METHODS: Record<string, string> = {
   Browser:
     'getVersion setDownloadBehavior cancelDownload grantPermissions resetPermissions setPermission getWindowForTarget',
   Target:
@@ -239,24 +239,42 @@ function leavesTheWeb(headers: unknown, binary: unknown): boolean {
   });
 }
 
-/** Parameter checks of served methods (on any session). */
-export const CHECKS: Record<string, ParamCheck> = {
-  'Page.navigate': (p) => (navigable(p.url) ? null : NAVIGABLE),
-  'Target.createTarget': (p) => (navigable(p.url) ? null : NAVIGABLE),
-  'Input.dispatchDragEvent': (p) => {
-    const files = (p.data as { files?: unknown } | undefined)?.files;
-    return files === undefined || (Array.isArray(files) && files.length === 0)
-      ? null
-      : "drag data with files reads the server's disk: drop text or items instead";
+/** Parameter checks of served methods (on any session), with what they refuse in the reference's words. */
+export const CHECKS: Record<string, { check: ParamCheck; doc: string }> = {
+  'Page.navigate': {
+    check: (p) => (navigable(p.url) ? null : NAVIGABLE),
+    doc: 'any URL but http(s), `data:`, `about:blank` and `about:srcdoc`, in any spelling',
   },
-  'Fetch.continueRequest': (p) =>
-    p.url === undefined || (typeof p.url === 'string' && /^https?:$/.test(safeProtocol(p.url)))
-      ? null
-      : 'a request may only be rewritten to an http(s) URL',
-  'Fetch.fulfillRequest': (p) =>
-    leavesTheWeb(p.responseHeaders, p.binaryResponseHeaders) ? 'a redirect may only lead to http(s)' : null,
-  'Fetch.continueResponse': (p) =>
-    leavesTheWeb(p.responseHeaders, p.binaryResponseHeaders) ? 'a redirect may only lead to http(s)' : null,
+  'Target.createTarget': {
+    check: (p) => (navigable(p.url) ? null : NAVIGABLE),
+    doc: 'the same URLs as `Page.navigate`; a context of another session',
+  },
+  'Input.dispatchDragEvent': {
+    check: (p) => {
+      const files = (p.data as { files?: unknown } | undefined)?.files;
+      return files === undefined || (Array.isArray(files) && files.length === 0)
+        ? null
+        : "drag data with files reads the server's disk: drop text or items instead";
+    },
+    doc: '`data.files` (paths on the server); `data.items` (text, HTML, URLs) is served',
+  },
+  'Fetch.continueRequest': {
+    check: (p) =>
+      p.url === undefined || (typeof p.url === 'string' && /^https?:$/.test(safeProtocol(p.url)))
+        ? null
+        : 'a request may only be rewritten to an http(s) URL',
+    doc: 'a `url` that is not http(s)',
+  },
+  'Fetch.fulfillRequest': {
+    check: (p) =>
+      leavesTheWeb(p.responseHeaders, p.binaryResponseHeaders) ? 'a redirect may only lead to http(s)' : null,
+    doc: 'a `Location` header (in `responseHeaders` or `binaryResponseHeaders`) that leaves http(s)',
+  },
+  'Fetch.continueResponse': {
+    check: (p) =>
+      leavesTheWeb(p.responseHeaders, p.binaryResponseHeaders) ? 'a redirect may only lead to http(s)' : null,
+    doc: 'the same as `Fetch.fulfillRequest`',
+  },
 };
 
 function safeProtocol(url: string): string {
