@@ -360,7 +360,7 @@ export class BrowserSessions {
         { session: session.record.id, maxPages: scope.maxPages },
         'browser session: a page past MAX_SESSION_PAGES closed',
       );
-      void host.mux.command('Target.closeTarget', { targetId: page.targetId }).catch(() => undefined);
+      host.mux.closePage(page);
       return;
     }
   }

@@ -32,6 +32,13 @@ function browserPids(): Set<number> {
   return new Set(pids);
 }
 
+/** A new session of the first key (the test fails with the answer when there is none). */
+async function created() {
+  const made = await svc.api('POST', '/v2/browser', {});
+  assert.equal(made.status, 200, JSON.stringify(made.json));
+  return made;
+}
+
 const deleteAll = async () => {
   const { json } = await svc.api('GET', '/v2/browser?status=active');
   for (const s of (json.sessions as { id: string }[]) ?? []) await svc.api('DELETE', `/v2/browser/${s.id}`);
@@ -50,7 +57,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
   after(() => svc?.close());
 
   test('a burst of 40 contexts and 40 pages on one session gets its caps, no more', async () => {
-    const made = await svc.api('POST', '/v2/browser', {});
+    const made = await created();
     const cdp = await rawCdp(made.json.cdpUrl, svc.headers());
     const contexts = await Promise.all(
       Array.from({ length: 40 }, () => cdp.fire('Target.createBrowserContext', {})),
@@ -74,7 +81,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
   });
 
   test("a page's popups past MAX_SESSION_PAGES are closed", async () => {
-    const made = await svc.api('POST', '/v2/browser', {});
+    const made = await created();
     const browser = await chromium.connectOverCDP(made.json.cdpUrl, { headers: svc.headers() });
     try {
       const page = browser.contexts()[0]!.pages()[0]!;
@@ -108,7 +115,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
   test('a browser that dies ends its session at once: 410 naming the cause, its slot back', async () => {
     await deleteAll();
     const before = browserPids();
-    const made = await svc.api('POST', '/v2/browser', {});
+    const made = await created();
     const killed = [...browserPids()].filter((pid) => !before.has(pid));
     assert.ok(killed.length >= 1, 'the session has a browser process of its own');
     for (const pid of killed) process.kill(pid, 'SIGKILL');
@@ -133,7 +140,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
     'a session whose browser outgrows SESSION_MEMORY_BYTES is ended with the cause memory',
     { skip: isolation ? `no namespaces here: ${isolation}` : false },
     async () => {
-      const made = await svc.api('POST', '/v2/browser', {});
+      const made = await created();
       const cdp = await rawCdp(made.json.cdpUrl, svc.headers());
       const page = await cdp.attachToPage();
       const hog =
@@ -151,10 +158,10 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
   );
 
   test("Playwright's context.newCDPSession(page) and browser.newBrowserCDPSession() work, filtered", async () => {
-    const other = await svc.api('POST', '/v2/browser', {});
+    const other = await created();
     const otherBrowser = await chromium.connectOverCDP(other.json.cdpUrl, { headers: svc.headers() });
     await otherBrowser.contexts()[0]!.pages()[0]!.goto(`${svc.site}/other-session`);
-    const made = await svc.api('POST', '/v2/browser', {});
+    const made = await created();
     const browser = await chromium.connectOverCDP(made.json.cdpUrl, { headers: svc.headers() });
     try {
       const page = browser.contexts()[0]!.pages()[0]!;

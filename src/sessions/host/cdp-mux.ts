@@ -14,6 +14,8 @@ export interface CdpChannel {
 export interface PageTarget {
   targetId: string;
   browserContextId: string;
+  /** The root's session on it (the service's Playwright attaches every page). */
+  session: string;
 }
 
 interface Route {
@@ -89,6 +91,24 @@ export class CdpMux {
       this.waiting.set(id, { route: null, id: null, method, done });
       this.pipe.send({ id, method, params });
     });
+  }
+
+  /**
+   * Closes a page the root attached. A new page waits for every attached debugger before it runs, and its
+   * renderer (the opener's too, for a popup) with it; closing a page still waiting would leave that renderer
+   * waiting for ever. So it is let run first.
+   */
+  closePage(page: PageTarget): void {
+    if (this.closedWith) return;
+    const id = this.nextId++;
+    this.waiting.set(id, {
+      route: null,
+      id: null,
+      method: 'Runtime.runIfWaitingForDebugger',
+      done: () => undefined,
+    });
+    this.pipe.send({ id, method: 'Runtime.runIfWaitingForDebugger', sessionId: page.session });
+    void this.command('Target.closeTarget', { targetId: page.targetId }).catch(() => undefined);
   }
 
   /** A new client connection: a browser session of its own. */
@@ -171,8 +191,9 @@ export class CdpMux {
     if (message.method === 'Target.attachedToTarget') {
       const info = params.targetInfo as { targetId?: string; type?: string; browserContextId?: string };
       if (info?.type !== 'page' || !info.targetId || !info.browserContextId) return;
-      const page = { targetId: info.targetId, browserContextId: info.browserContextId };
-      this.pages.set(String(params.sessionId), page);
+      const session = String(params.sessionId);
+      const page = { targetId: info.targetId, browserContextId: info.browserContextId, session };
+      this.pages.set(session, page);
       this.onPage?.(page);
     } else if (message.method === 'Target.detachedFromTarget') {
       this.pages.delete(String(params.sessionId));
