@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { chromium } from 'playwright-core';
-import { treeMemory } from '../src/sessions/host/process-memory.js';
+import { processTree, treeMemory } from '../src/sessions/host/process-memory.js';
 import { startServer } from './children.js';
 import { writeSection } from './report.js';
 
@@ -90,8 +90,12 @@ async function bare(url: string): Promise<Figures> {
   });
   const launchMs = performance.now() - t0;
   try {
-    const pid = (browser as unknown as { _process?: { pid: number } })._process?.pid;
-    const memory = (): number => (pid ? treeMemory(pid) : NaN);
+    // Playwright's Chromium and its helpers: this process's descendants (the services above are gone).
+    const memory = (): number =>
+      treeMemory(
+        process.pid,
+        processTree(process.pid).filter((pid) => pid !== process.pid),
+      );
     const times: number[] = [];
     const pages = [];
     for (let i = 0; i < SESSIONS; i++) {
@@ -123,7 +127,7 @@ const rows: [string, Figures][] = [
   ],
 ];
 const report = [
-  `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.versions.node}, ${SESSIONS} sessions made one after another; memory is the proportional set size of the service's processes above what it held before (of the browser for bare Playwright), idle 2 s after the last session, busy 3 s after each opened a page with a 5,000-row table, 40 MB of arrays and a canvas animation.`,
+  `Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.versions.node}, ${SESSIONS} sessions made one after another; memory is the proportional set size of the service's processes above what it held before (sealed: the five browsers and the spare launched ahead for the next session; bare Playwright: its browser), idle 2 s after the last session, busy 3 s after each opened a page with a 5,000-row table, 40 MB of arrays and a canvas animation.`,
   '',
   `| ${SESSIONS} sessions | create (median) | memory idle | memory busy |`,
   '|---|---|---|---|',

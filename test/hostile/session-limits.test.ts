@@ -114,10 +114,10 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
 
   test('a browser that dies ends its session at once: 410 naming the cause, its slot back', async () => {
     await deleteAll();
-    const before = browserPids();
     const made = await created();
-    const killed = [...browserPids()].filter((pid) => !before.has(pid));
-    assert.ok(killed.length >= 1, 'the session has a browser process of its own');
+    // Every browser of the service dies (the session's, and one launched ahead for the next session).
+    const killed = [...browserPids()];
+    assert.ok(killed.length >= 1, 'the session has a browser');
     for (const pid of killed) process.kill(pid, 'SIGKILL');
     const record = await until(async () => {
       const { json } = await svc.api('GET', '/v2/browser?status=destroyed');

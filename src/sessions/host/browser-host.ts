@@ -75,6 +75,8 @@ const SWITCHES = [
  * serves; without, it runs beside the service and every context of it goes through the proxy's port.
  */
 export class BrowserHost {
+  private ended = false;
+
   private constructor(
     readonly browser: Browser,
     readonly mux: CdpMux,
@@ -85,7 +87,9 @@ export class BrowserHost {
     /** Once, when the browser ends for any reason: why. */
     readonly exited: Promise<string>,
     private readonly release: () => void,
-  ) {}
+  ) {
+    void exited.then(() => (this.ended = true));
+  }
 
   static async launch(options: BrowserHostOptions): Promise<BrowserHost> {
     const { chromium } = await import('playwright-core');
@@ -144,6 +148,11 @@ export class BrowserHost {
       release();
       throw err;
     }
+  }
+
+  /** Whether the browser has ended. */
+  get dead(): boolean {
+    return this.ended;
   }
 
   /** A new CDP connection to this browser for a client (filtered by the caller). */

@@ -42,7 +42,7 @@ function memoryOf(pid: number): number {
   }
 }
 
-/** Memory of a process and all its descendants, in bytes. */
-export function treeMemory(pid: number): number {
-  return processTree(pid).reduce((sum, p) => sum + memoryOf(p), 0);
+/** Memory of a process and all its descendants (or of `only` those of them), in bytes. */
+export function treeMemory(pid: number, only?: readonly number[]): number {
+  return (only ?? processTree(pid)).reduce((sum, p) => sum + memoryOf(p), 0);
 }

@@ -18,6 +18,9 @@ export interface SessionHostsOptions {
   log: Logger;
 }
 
+/** How long a browser launched ahead waits for the next session before it is closed. */
+const SPARE_MS = 5 * 60_000;
+
 /** Why this machine cannot make user namespaces, from what the kernel says, without making one; null when it may. */
 function namespacesRefused(): string | null {
   const read = (file: string): string | null => {
@@ -49,6 +52,10 @@ export class SessionHosts {
   private decided: Promise<boolean> | null = null;
   private shared: Promise<BrowserHost> | null = null;
   private readonly own = new Set<BrowserHost>();
+  /** A browser launched ahead for the next session, kept SPARE_MS after the last session started. */
+  private spare: Promise<BrowserHost> | null = null;
+  private spareTimer: NodeJS.Timeout | null = null;
+  private closed = false;
 
   constructor(private readonly options: SessionHostsOptions) {
     this.proxy = new GuardedProxy(options.guard);
@@ -66,12 +73,25 @@ export class SessionHosts {
     return this.decided;
   }
 
-  /** A browser for one new session; give it back with `release`. */
+  /**
+   * A browser for one new session; give it back with `release`. Isolated, it is the spare launched after the
+   * previous session started when that one is ready and alive (a session then starts in the time of a context,
+   * not of a launch), and a new spare is launched for the next.
+   */
   async acquire(): Promise<BrowserHost> {
     if (!(await this.isolated())) return this.sharedHost();
-    const host = await BrowserHost.launch(this.launchOptions(true));
+    // Taken before anything is awaited: two sessions starting at once never get the same browser.
+    const spare = this.spare;
+    this.spare = null;
+    const ready = await spare?.catch(() => null);
+    const host = ready && !ready.dead ? ready : await BrowserHost.launch(this.launchOptions(true));
+    if (this.closed) {
+      host.close();
+      throw new ServiceUnavailableError('Browser sessions are closing with the service');
+    }
     this.own.add(host);
     void host.exited.then(() => this.own.delete(host));
+    this.warm();
     return host;
   }
 
@@ -81,12 +101,34 @@ export class SessionHosts {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    if (this.spareTimer) clearTimeout(this.spareTimer);
+    (await this.spare?.catch(() => null))?.close();
+    this.spare = null;
     for (const host of this.own) host.close();
     this.own.clear();
     const shared = await this.shared?.catch(() => null);
     this.shared = null;
     shared?.close();
     await this.proxy.close();
+  }
+
+  /** Launches the next session's browser now, and closes it if no session takes it within SPARE_MS. */
+  private warm(): void {
+    if (this.closed || this.spare) return;
+    const spare = BrowserHost.launch(this.launchOptions(true));
+    spare.catch(() => undefined);
+    this.spare = spare;
+    if (this.spareTimer) clearTimeout(this.spareTimer);
+    this.spareTimer = setTimeout(() => {
+      if (this.spare !== spare) return;
+      this.spare = null;
+      void spare.then(
+        (host) => host.close(),
+        () => undefined,
+      );
+    }, SPARE_MS);
+    this.spareTimer.unref();
   }
 
   private async decide(): Promise<boolean> {
