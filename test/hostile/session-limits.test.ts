@@ -39,6 +39,15 @@ async function created() {
   return made;
 }
 
+/** The session's record once it is listed as ended. */
+async function ended(id: string): Promise<{ id: string; endCause?: string }> {
+  const record = await until(async () => {
+    const { json } = await svc.api('GET', '/v2/browser?status=destroyed');
+    return (json.sessions as { id: string; endCause?: string }[]).find((s) => s.id === id);
+  }, Boolean);
+  return record!;
+}
+
 const deleteAll = async () => {
   const { json } = await svc.api('GET', '/v2/browser?status=active');
   for (const s of (json.sessions as { id: string }[]) ?? []) await svc.api('DELETE', `/v2/browser/${s.id}`);
@@ -119,11 +128,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
     const killed = [...browserPids()];
     assert.ok(killed.length >= 1, 'the session has a browser');
     for (const pid of killed) process.kill(pid, 'SIGKILL');
-    const record = await until(async () => {
-      const { json } = await svc.api('GET', '/v2/browser?status=destroyed');
-      return (json.sessions as { id: string; endCause?: string }[]).find((s) => s.id === made.json.id);
-    }, Boolean);
-    assert.equal(record!.endCause, 'crashed');
+    assert.equal((await ended(made.json.id)).endCause, 'crashed');
     const execute = await svc.api('POST', `/v2/browser/${made.json.id}/execute`, { code: 'get title' });
     assert.equal(execute.status, 410);
     assert.match(String(execute.json.error), /crashed/);
@@ -146,11 +151,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
       const hog =
         'window.hog = []; for (let i = 0; i < 64; i++) window.hog.push(new Uint8Array(16e6).fill(i + 1)); 1';
       await cdp.send('Runtime.evaluate', { expression: hog }, page);
-      const record = await until(async () => {
-        const { json } = await svc.api('GET', '/v2/browser?status=destroyed');
-        return (json.sessions as { id: string; endCause?: string }[]).find((s) => s.id === made.json.id);
-      }, Boolean);
-      assert.equal(record!.endCause, 'memory');
+      assert.equal((await ended(made.json.id)).endCause, 'memory');
       const execute = await svc.api('POST', `/v2/browser/${made.json.id}/execute`, { code: 'get title' });
       assert.match(String(execute.json.error), /SESSION_MEMORY_BYTES|MAX_SESSION_MEMORY/);
       cdp.close();

@@ -1,35 +1,24 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { chromium } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app/server.js';
-import { loadConfig } from '../../src/config/config.js';
-import { isBlockedAddress } from '../../src/lib/ssrf-guard.js';
+import { rawCdp as rawCdpOf } from '../fixtures/cdp-client.js';
+import { KEYS, noChromium, startSessionService } from '../fixtures/session-service.js';
+import type { SessionService } from '../fixtures/session-service.js';
 
 /**
  * Browser sessions on a real Chromium: Playwright's own connectOverCDP through the filtering CDP proxy, the
  * SDK's session calls, expiry, the session limit, profiles, and the API key on the WebSocket.
  */
 
-const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const skip = existsSync(chromiumPath) ? false : `chromium is not installed at ${chromiumPath}`;
-const KEY = 'session-test-key';
+const KEY = KEYS[0]!;
 const auth = { authorization: `Bearer ${KEY}` };
 
-/** 127.0.0.1 stands for the public web (site.test), 127.0.0.2 for a private network (private.test). */
+let svc: SessionService;
 let app: FastifyInstance;
 let base = '';
-let sitePort = 0;
-let dataDir = '';
-const privateHits: string[] = [];
-const servers: ReturnType<typeof createServer>[] = [];
 
 function page(res: ServerResponse, body: string, headers: Record<string, string> = {}): void {
   res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers }).end(body);
@@ -49,88 +38,20 @@ function siteRoutes(req: IncomingMessage, res: ServerResponse): void {
   return page(res, `<title>${url.pathname}</title><p>${url.pathname}</p>`);
 }
 
-async function listen(address: string, handler: typeof siteRoutes, port = 0): Promise<number> {
-  const server = createServer(handler);
-  servers.push(server);
-  await new Promise<void>((resolve) => server.listen(port, address, resolve));
-  return (server.address() as AddressInfo).port;
-}
-
 async function api(method: string, route: string, body?: unknown) {
-  const res = await fetch(base + route, {
-    method,
-    headers: { ...auth, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return {
-    status: res.status,
-    json: (await res.json()) as Record<string, unknown> & { id: string; cdpUrl: string },
-  };
+  return svc.api(method, route, body);
 }
 
 const cdp = (cdpUrl: string) => chromium.connectOverCDP(cdpUrl, { headers: auth });
+const rawCdp = (cdpUrl: string) => rawCdpOf(cdpUrl, auth);
 
-/** A raw CDP client on the session's proxy (Node's WebSocket, the key in a header). */
-async function rawCdp(cdpUrl: string) {
-  const ws = new WebSocket(cdpUrl, { headers: auth } as unknown as string[]);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let next = 1;
-  const waiting = new Map<number, (m: Record<string, unknown>) => void>();
-  ws.onmessage = (e) => {
-    const m = JSON.parse(String(e.data)) as Record<string, unknown>;
-    if (typeof m.id === 'number') waiting.get(m.id)?.(m);
-  };
-  return {
-    send: (method: string, params: object = {}) =>
-      new Promise<Record<string, unknown>>((resolve) => {
-        const id = next++;
-        waiting.set(id, resolve);
-        ws.send(JSON.stringify({ id, method, params }));
-      }),
-    close: () => ws.close(),
-  };
-}
-
-describe('browser sessions', { skip }, () => {
+describe('browser sessions', { skip: noChromium }, () => {
   before(async () => {
-    sitePort = await listen('127.0.0.1', siteRoutes);
-    await listen(
-      '127.0.0.2',
-      (req, res) => {
-        privateHits.push(req.url ?? '');
-        page(res, 'secret');
-      },
-      sitePort,
-    );
-    dataDir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-sessions-'));
-    const config = loadConfig({
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'silent',
-      CONTENT_WORKERS: '1',
-      API_KEYS: KEY,
-      MAX_BROWSER_SESSIONS: '2',
-    });
-    app = await buildApp({
-      config,
-      logger: false,
-      isBlockedAddress: (a) => a !== '127.0.0.1' && isBlockedAddress(a),
-      resolver: async (host) => {
-        if (host === 'site.test') return [{ address: '127.0.0.1', family: 4 }];
-        if (host === 'private.test') return [{ address: '127.0.0.2', family: 4 }];
-        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-      },
-    });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    svc = await startSessionService({ MAX_BROWSER_SESSIONS: '2' }, siteRoutes);
+    app = svc.app;
+    base = svc.base;
   });
-  after(async () => {
-    await app?.close();
-    for (const s of servers) s.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(() => svc?.close());
 
   test("Playwright's connectOverCDP fills and submits a form; escapes are refused with CDP errors", async () => {
     const created = await api('POST', '/v2/browser', {});
@@ -141,7 +62,7 @@ describe('browser sessions', { skip }, () => {
       assert.equal(browser.contexts().length, 1, "the session's context is the default one");
       const context = browser.contexts()[0]!;
       const tab = context.pages()[0] ?? (await context.newPage());
-      await tab.goto(`http://site.test:${sitePort}/form`);
+      await tab.goto(`${svc.site}/form`);
       await tab.fill('input[name=who]', 'agent');
       await tab.click('button');
       await tab.waitForURL(/\/hello/);
@@ -164,15 +85,17 @@ describe('browser sessions', { skip }, () => {
       const evaluated = await pageCdp.send('Runtime.evaluate', { expression: 'document.title' });
       assert.equal(evaluated.result.value, 'Hello');
       await pageCdp.detach();
-      const answer = await tab.goto(`http://private.test:${sitePort}/secret`).catch((err: Error) => err);
+      const answer = await tab
+        .goto(`http://private.test:${svc.sentinelPort}/secret`)
+        .catch((err: Error) => err);
       if (!(answer instanceof Error)) assert.equal(answer?.status(), 403);
-      assert.deepEqual(privateHits, [], 'the private address was never reached');
+      assert.deepEqual(svc.sentinelHits, [], 'the private address was never reached');
       await assert.rejects(tab.goto('file:///etc/passwd'), /refused/);
 
       // A context without a proxy of its own is served, through the guarded proxy.
       const second = await browser.newContext();
       const other = await second.newPage();
-      await other.goto(`http://site.test:${sitePort}/second`);
+      await other.goto(`${svc.site}/second`);
       assert.equal(await other.title(), '/second');
       await second.close();
     } finally {
@@ -202,9 +125,9 @@ describe('browser sessions', { skip }, () => {
     const b = await cdp(two.cdpUrl);
     try {
       const pa = a.contexts()[0]!.pages()[0]!;
-      await pa.goto(`http://site.test:${sitePort}/only-in-one`);
+      await pa.goto(`${svc.site}/only-in-one`);
       const pb = await b.contexts()[0]!.newPage();
-      await pb.goto(`http://site.test:${sitePort}/only-in-two`);
+      await pb.goto(`${svc.site}/only-in-two`);
       const urls = (browser: typeof a) => browser.contexts().flatMap((c) => c.pages().map((p) => p.url()));
       assert.ok(!urls(b).some((u) => u.includes('only-in-one')), urls(b).join());
       assert.ok(!urls(a).some((u) => u.includes('only-in-two')), urls(a).join());
@@ -269,11 +192,11 @@ describe('browser sessions', { skip }, () => {
   test("a session's profile is saved when it ends and used by a later scrape", async () => {
     const made = (await api('POST', '/v2/browser', { profile: { name: 'acct', saveChanges: true } })).json;
     const browser = await cdp(made.cdpUrl);
-    await browser.contexts()[0]!.pages()[0]!.goto(`http://site.test:${sitePort}/login`);
+    await browser.contexts()[0]!.pages()[0]!.goto(`${svc.site}/login`);
     await browser.close();
     assert.equal((await api('DELETE', `/v2/browser/${made.id}`)).status, 200);
     const scraped = await api('POST', '/v2/scrape', {
-      url: `http://site.test:${sitePort}/whoami`,
+      url: `${svc.site}/whoami`,
       formats: ['markdown'],
       profile: { name: 'acct' },
     });
