@@ -116,12 +116,12 @@ export const ERRORS = {
   SESSION_LIMIT: {
     status: 429,
     retryable: true,
-    doc: '`MAX_BROWSER_SESSIONS` browser sessions are open in this process, or the calling key holds `MAX_SESSIONS_PER_KEY` across the fleet (the message names which); one must end before another starts.',
+    doc: "`MAX_BROWSER_SESSIONS` browser sessions are open in this process, or the caller's tenant holds its `sessions` limit (`MAX_SESSIONS_PER_TENANT`) across the fleet; the message names which. One must end before another starts.",
   },
   LIMIT_REACHED: {
     status: 429,
     retryable: true,
-    doc: 'A cap of the calling API key is reached: it holds `MAX_MONITORS_PER_KEY` monitors, or `MAX_AGENT_RUNS_PER_KEY` research agent runs have not ended; the message names the setting. Delete a monitor, or send the run once one has ended.',
+    doc: "A limit of the caller's tenant is reached (monitors, agent runs, jobs in flight, pages or LLM tokens of the day); the message names the limit (the tenant's own in `TENANTS_FILE`, or the setting), and `Retry-After` says when it frees where that is known.",
   },
   CONFIGURATION_ERROR: {
     status: 500,
@@ -369,7 +369,7 @@ export class SessionLimitError extends AppError {
   readonly code = 'SESSION_LIMIT';
 }
 
-/** A cap of the caller's key (MAX_MONITORS_PER_KEY, MAX_AGENT_RUNS_PER_KEY): the message names the setting. */
+/** A limit of the caller's tenant: the message names it. */
 export class LimitReachedError extends AppError {
   readonly code = 'LIMIT_REACHED';
 }

@@ -77,8 +77,19 @@ describe('the settings table', () => {
 
 describe('loadConfig', () => {
   test('gives the Config of today from an empty environment: same shape, same defaults', () => {
-    const { contentWorkers, ...config } = loadConfig({});
+    const { contentWorkers, tenants, ...config } = loadConfig({});
     assert.equal(contentWorkers, Math.max(1, Math.min(os.availableParallelism(), 8)));
+    assert.ok(tenants.open, 'no key declared: one open tenant');
+    assert.deepEqual(tenants.defaults, {
+      scrapes: 16,
+      jobs: 20,
+      sessions: 5,
+      monitors: 100,
+      minMonitorIntervalSeconds: 300,
+      agentRuns: 4,
+      pagesPerDay: 0,
+      llmTokensPerDay: 0,
+    });
     assert.deepEqual(config, {
       host: '127.0.0.1',
       port: 3002,
@@ -116,7 +127,6 @@ describe('loadConfig', () => {
       browserCodeMemoryBytes: 1024 * 1024 * 1024,
       browserCodeCpuSeconds: 60,
       sessionIsolation: 'auto',
-      maxSessionsPerKey: 5,
       sessionMemoryBytes: 1024 * 1024 * 1024,
       sessionDiskBytes: 256 * 1024 * 1024,
       maxSessionContexts: 4,
@@ -129,15 +139,12 @@ describe('loadConfig', () => {
       maxHtmlNodes: 1_000_000,
       trustProxy: false,
       allowedHosts: ['localhost', '127.0.0.1', '::1'],
-      apiKeys: [],
       redis: null,
       dataDir: './data',
       jobTtlMs: 24 * 3_600_000,
       cacheTtlMs: 168 * 3_600_000,
       mcpMaxChars: 100_000,
-      maxMonitorsPerKey: 100,
-      minMonitorIntervalSeconds: 300,
-      maxAgentRunsPerKey: 4,
+      shareCacheAcrossTenants: false,
       maxDocumentPages: 500,
       maxDocumentBytes: 24 * 1024 * 1024,
       jobPurgeIntervalMs: 600_000,
@@ -172,7 +179,10 @@ describe('loadConfig', () => {
       leaseMs: 60_000,
     });
     assert.deepEqual(config.llm, { baseUrl: 'http://llm.local/v1', apiKey: undefined, model: 'gpt-4o-mini' });
-    assert.deepEqual(config.apiKeys, ['k1', 'k2']);
+    assert.deepEqual(
+      config.tenants.names().sort(),
+      ['admin', 'default', 'key-015f7e6bc5ae', 'key-6ab9f1eb8f7d'].sort(),
+    );
     assert.deepEqual(config.allowedHosts, ['example.com', '::1']);
     assert.equal(config.jobTtlMs, 1_800_000);
     assert.equal(config.logLevel, 'debug');

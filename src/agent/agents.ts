@@ -1,3 +1,5 @@
+import { limitText } from '../tenants/tenant.js';
+import type { LimitsOf } from '../tenants/tenant.js';
 import { randomUUID } from 'node:crypto';
 import { LimitReachedError, NotFoundError, ThreadBusyError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
@@ -54,12 +56,12 @@ export class Agents {
 
   constructor(
     private readonly jobs: JobManager,
-    /** MAX_AGENT_RUNS_PER_KEY: runs of one owner not yet ended. */
-    private readonly maxRunsPerOwner: number,
+    /** Each owner's limits: `agentRuns` not yet ended. */
+    private readonly limits: LimitsOf,
   ) {}
 
   /**
-   * Stores a run and starts it; a 429 when its owner already has MAX_AGENT_RUNS_PER_KEY runs that have not
+   * Stores a run and starts it; a 429 when its owner already has MAX_AGENT_RUNS_PER_TENANT runs that have not
    * ended, counted in the job store (so across restarts) when asked: simultaneous starts of one owner wait for
    * each other in this process.
    */
@@ -68,9 +70,11 @@ export class Agents {
       const running = (await this.jobs.active()).filter(
         (job) => job.kind === 'agent' && ((job.request as AgentRequest).owner ?? NO_OWNER) === input.owner,
       ).length;
-      if (running >= this.maxRunsPerOwner) {
+      const limits = this.limits(input.owner);
+      const max = limits.agentRuns;
+      if (running >= max) {
         throw new LimitReachedError(
-          `This API key has ${running} agent runs in progress, the most it may (MAX_AGENT_RUNS_PER_KEY=${this.maxRunsPerOwner}): start this one once one has ended`,
+          `Tenant ${input.owner} has ${running} agent runs in progress, the most it may (${limitText('agentRuns', limits)}): start this one once one has ended`,
         );
       }
       return this.startNow(input);

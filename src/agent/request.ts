@@ -32,7 +32,7 @@ export interface AgentTurn {
 /** What an agent run stores: everything it needs to run again after a crash, the server LLM's key excepted. */
 export interface AgentRequest {
   /**
-   * The caller that started the run (`req.tenant`), stored with it so that its MAX_AGENT_RUNS_PER_KEY count
+   * The caller that started the run (`req.tenant`), stored with it so that its MAX_AGENT_RUNS_PER_TENANT count
    * holds across restarts and processes; a run stored without one is `default`'s.
    */
   owner?: string;

@@ -225,7 +225,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     store: stores.monitors,
     jobs,
     scheduler: createMonitorScheduler({ redis: config.redis, store: stores.monitors, log }),
-    limits: { maxPerOwner: config.maxMonitorsPerKey, minIntervalSeconds: config.minMonitorIntervalSeconds },
+    limits: (owner) => config.tenants.limits(owner),
     log,
   });
   monitors.start();
@@ -243,7 +243,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     executablePath: browser ? config.chromiumPath : null,
     limits: {
       maxSessions: config.maxBrowserSessions,
-      maxSessionsPerKey: config.maxSessionsPerKey,
+      limitsOf: (owner: string) => config.tenants.limits(owner),
       isolation: config.sessionIsolation,
       memoryBytes: config.sessionMemoryBytes,
       diskBytes: config.sessionDiskBytes,
@@ -321,7 +321,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     pages: stores.pages,
     extraFields,
     executor,
-    agents: pageLlm ? new Agents(jobs, config.maxAgentRunsPerKey) : null,
+    agents: pageLlm ? new Agents(jobs, (owner) => config.tenants.limits(owner)) : null,
     monitors,
     scrapeOrigins: stores.scrapeOrigins,
     log,

@@ -86,7 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     app.services.metrics.request(route, req.method, reply.statusCode, reply.elapsedTime / 1000);
   });
   registerAllowedHosts(app as unknown as FastifyInstance, deps.config.allowedHosts);
-  registerApiKeys(app as unknown as FastifyInstance, deps.config.apiKeys);
+  registerApiKeys(app as unknown as FastifyInstance, deps.config.tenants);
   app.setNotFoundHandler(notFoundHandler);
 
   await app.register(swagger, {

@@ -40,11 +40,6 @@ export const BROWSER_SETTINGS = section('Browser', {
       'the machine cannot make them); `shared`: one Chromium holds every session, each in contexts of its own; ' +
       '`auto`: `namespaces` where the machine can, else `shared`, said at start.',
   ),
-  maxSessionsPerKey: int(
-    { env: 'MAX_SESSIONS_PER_KEY', default: 5, min: 1, max: 256 },
-    'Browser sessions one API key (tenant) holds at once across the fleet; one more is a `429` naming this ' +
-      'setting.',
-  ),
   sessionMemoryBytes: bytes(
     { env: 'SESSION_MEMORY_BYTES', default: GIB, min: 256 * MIB, max: 64 * GIB },
     "Memory of a session's own Chromium (its processes' proportional set size, sampled every second); past " +

@@ -2,6 +2,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { ConfigError, proxyUrl } from './kinds.js';
 import { readSettings } from './settings.js';
+import { TenantDirectory } from '../tenants/directory.js';
 import type { Settings } from './settings.js';
 
 export { ConfigError };
@@ -32,6 +33,17 @@ const COMPOSED = [
   'proxyPassword',
   'stealthProxyUrls',
   'proxyAll',
+  'apiKeys',
+  'adminApiKeys',
+  'tenantsFile',
+  'maxScrapesPerTenant',
+  'maxJobsPerTenant',
+  'maxSessionsPerTenant',
+  'maxMonitorsPerTenant',
+  'minMonitorIntervalSeconds',
+  'maxAgentRunsPerTenant',
+  'pagesPerTenantPerDay',
+  'llmTokensPerTenantPerDay',
 ] as const satisfies readonly (keyof Settings)[];
 type Composed = (typeof COMPOSED)[number];
 
@@ -69,6 +81,8 @@ export type Config = Omit<Settings, Composed> & {
    * and PROXY_PASSWORD), `stealth` STEALTH_PROXY_URLS; `all` is PROXY_ALL.
    */
   proxies: { basic: string[]; stealth: string[]; all: boolean };
+  /** Tenants and their keys (API_KEYS, ADMIN_API_KEYS, TENANTS_FILE) with the default limits. */
+  tenants: TenantDirectory;
 };
 
 const LOOPBACK_BIND = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
@@ -109,6 +123,24 @@ function proxyServerOf(s: Settings): string[] {
   return [url.href];
 }
 
+function tenantsOf(s: Settings): TenantDirectory {
+  return TenantDirectory.fromSources({
+    apiKeys: s.apiKeys,
+    adminApiKeys: s.adminApiKeys,
+    tenantsFile: s.tenantsFile,
+    defaults: {
+      scrapes: s.maxScrapesPerTenant,
+      jobs: s.maxJobsPerTenant,
+      sessions: s.maxSessionsPerTenant,
+      monitors: s.maxMonitorsPerTenant,
+      minMonitorIntervalSeconds: s.minMonitorIntervalSeconds,
+      agentRuns: s.maxAgentRunsPerTenant,
+      pagesPerDay: s.pagesPerTenantPerDay,
+      llmTokensPerDay: s.llmTokensPerTenantPerDay,
+    },
+  });
+}
+
 function configOf(s: Settings): Config {
   const composed: readonly string[] = COMPOSED;
   const flat = Object.fromEntries(Object.entries(s).filter(([key]) => !composed.includes(key)));
@@ -136,6 +168,7 @@ function configOf(s: Settings): Config {
       stealth: s.stealthProxyUrls ?? [],
       all: s.proxyAll,
     },
+    tenants: tenantsOf(s),
   };
 }
 

@@ -7,6 +7,7 @@ export class ConfigError extends Error {}
 export const GROUPS = [
   'Service',
   'Access',
+  'Tenants',
   'Limits',
   'Fetching and content',
   'Crawl',

@@ -19,6 +19,7 @@ import {
 } from './kinds.js';
 import { section, text, url } from './kinds.js';
 import { BROWSER_SETTINGS } from './browser-settings.js';
+import { TENANT_SETTINGS } from './tenant-settings.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
@@ -51,8 +52,10 @@ export const SETTINGS = {
   ...section('Access', {
     apiKeys: keyList(
       { env: 'API_KEYS', shown: 'none: no key needed' },
-      'Keys accepted in `Authorization: Bearer <key>` or `X-Api-Key`. When set, every route but `/health` and ' +
-        "the web app's files needs one (`401`); without it the service is open, so keep it on loopback.",
+      'Keys accepted in `Authorization: Bearer <key>` or `X-Api-Key`, each `name:key` (a tenant with that name; ' +
+        'two keys with one name are one tenant, for rotation) or a bare key (a tenant of its own). When set, every ' +
+        "route but `/health` and the web app's files needs one (`401`); without it the service is open to one " +
+        'tenant, `default`, so keep it on loopback.',
     ),
     allowedHosts: hostList(
       {
@@ -73,6 +76,7 @@ export const SETTINGS = {
         'trusted networks only).',
     ),
   }),
+  ...TENANT_SETTINGS,
   ...section('Limits', {
     bodyLimitBytes: bytes(
       { env: 'MAX_REQUEST_BODY_BYTES', default: MIB, min: KIB, max: 100 * MIB },
@@ -111,18 +115,6 @@ export const SETTINGS = {
     mcpMaxChars: int(
       { env: 'MCP_MAX_CHARS', default: 100_000, min: 1000, max: 10_000_000 },
       'Characters of an MCP tool result at most; longer ones are cut with a note.',
-    ),
-    maxMonitorsPerKey: int(
-      { env: 'MAX_MONITORS_PER_KEY', default: 100, min: 1, max: 100_000 },
-      'Monitors one API key may hold (without `API_KEYS`, all callers share one count); one more is a `429`.',
-    ),
-    minMonitorIntervalSeconds: int(
-      { env: 'MIN_MONITOR_INTERVAL_SECONDS', default: 300, min: 1, max: 86_400, unit: 's' },
-      "Shortest time between two ticks of a monitor's schedule (Firecrawl's minimum); closer ones: `400`.",
-    ),
-    maxAgentRunsPerKey: int(
-      { env: 'MAX_AGENT_RUNS_PER_KEY', default: 4, min: 1, max: 1000 },
-      'Research agent runs of one API key not yet ended (queued or running); one more is a `429`.',
     ),
   }),
   ...section('Fetching and content', {

@@ -1,6 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { UnauthorizedError } from '../errors.js';
+import type { TenantDirectory } from '../tenants/directory.js';
+import { OPEN_CALLER } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** The web app's static files (routes/web.ts): names only, no directories, no query. */
 const WEB_FILE = /^\/app\/[\w.-]+\.(?:js|css|svg|png)$/;
@@ -9,20 +12,12 @@ const digest = (key: string): Buffer => createHash('sha256').update(key).digest(
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The caller, for the caps counted per key (MAX_MONITORS_PER_KEY, MAX_AGENT_RUNS_PER_KEY): see tenantOf. */
+    /** Who the request acts for: its key's tenant, and whether that key is an operator's. */
+    caller: Caller;
+    /** `caller.tenant`: the owner of what the request creates. */
     tenant: string;
   }
 }
-
-/** The one caller of a service without API_KEYS (and of the routes that need no key). */
-export const DEFAULT_TENANT = 'default';
-
-/**
- * The caller a key stands for: `key-` and the first 12 hex digits of its SHA-256, so that records and counts
- * name the caller without holding the key. Like any hash of it, the name lets its reader test guesses of a key
- * of little entropy, so it is not logged either.
- */
-const tenantOf = (keyDigest: Buffer): string => `key-${keyDigest.toString('hex').slice(0, 12)}`;
 
 /**
  * The key a request carries: `Authorization: Bearer <key>` (Firecrawl's SDKs), `X-Api-Key`, or on a WebSocket
@@ -44,27 +39,29 @@ function keyOf(headers: Record<string, string | string[] | undefined>): string |
 }
 
 /**
- * When API_KEYS is set, nothing but /health and the web app's static files answer without one of the keys. Keys are compared as SHA-256
- * digests in constant time, so neither their content nor their length leaks through timing. Every request
- * (a WebSocket upgrade too) gets `req.tenant`: the key's caller, or DEFAULT_TENANT without keys.
+ * With keys declared (API_KEYS, ADMIN_API_KEYS, TENANTS_FILE), nothing but /health and the web app's static files
+ * answers without one. A key is compared as a SHA-256 digest with every declared digest in constant time, so
+ * neither its content nor its length leaks through timing. Every request (a WebSocket upgrade too) gets
+ * `req.caller`: its key's tenant; without keys, the one tenant `default`, which sees everything.
  */
-export function registerApiKeys(app: FastifyInstance, keys: string[]): void {
-  app.decorateRequest('tenant', DEFAULT_TENANT);
-  if (keys.length === 0) return;
-  const accepted = keys.map(digest);
+export function registerApiKeys(app: FastifyInstance, tenants: TenantDirectory): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.decorateRequest('tenant', OPEN_CALLER.tenant);
   app.addHook('onRequest', async (req, reply) => {
+    req.caller = OPEN_CALLER;
+    if (tenants.open) return;
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
     // The web app's files hold no data: they load without a key, then send the one the operator types in.
     const reads = req.method === 'GET' || req.method === 'HEAD';
     if (reads && (req.url === '/' || WEB_FILE.test(req.url))) return;
     const key = keyOf(req.headers);
-    const given = key === null ? null : digest(key);
-    if (given !== null && accepted.some((k) => timingSafeEqual(k, given))) {
-      req.tenant = tenantOf(given);
+    const caller = key === null ? null : tenants.callerOf(digest(key));
+    if (caller) {
+      req.caller = caller;
+      req.tenant = caller.tenant;
       return;
     }
-    const refusal =
-      given === null ? 'An API key is required: Authorization: Bearer <key>' : 'Invalid API key';
+    const refusal = key === null ? 'An API key is required: Authorization: Bearer <key>' : 'Invalid API key';
     if (String(req.headers.upgrade).toLowerCase() === 'websocket') {
       // A refused WebSocket upgrade: the socket left HTTP's hands, and an answer written to it would keep
       // the server from closing. It is closed at once after a 401 status line.

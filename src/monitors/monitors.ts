@@ -1,3 +1,5 @@
+import { limitText, ownerOf } from '../tenants/tenant.js';
+import type { LimitsOf } from '../tenants/tenant.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { LimitReachedError, NotFoundError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
@@ -47,14 +49,6 @@ const JOB_START_GRACE_MS = 60_000;
 /** Creations of one owner waiting for the one in progress; beyond it, a 503. */
 const MAX_QUEUED_CREATES = 100;
 
-/** The caps of monitors (the settings of the same names). */
-export interface MonitorLimits {
-  /** MAX_MONITORS_PER_KEY: monitors one owner may hold. */
-  maxPerOwner: number;
-  /** MIN_MONITOR_INTERVAL_SECONDS: the closest two ticks of a schedule may come. */
-  minIntervalSeconds: number;
-}
-
 /**
  * Monitors: records in the monitor store, ticks from the scheduler (BullMQ's job schedulers with Redis, the
  * store's own loop otherwise), and each check a durable job (kind monitor_check) that any worker runs. A tick
@@ -70,14 +64,15 @@ export class Monitors {
       store: MonitorStore;
       jobs: Pick<JobManager, 'startTask' | 'get'>;
       scheduler: MonitorScheduler;
-      limits: MonitorLimits;
+      /** Each owner's limits: `monitors` it may hold, `minMonitorIntervalSeconds` between two ticks. */
+      limits: LimitsOf;
       log: Logger;
     },
   ) {}
 
-  /** MIN_MONITOR_INTERVAL_SECONDS, for surfaces that check a schedule with their own field names first. */
-  get minIntervalSeconds(): number {
-    return this.deps.limits.minIntervalSeconds;
+  /** The owner's shortest interval, for surfaces that check a schedule with their own field names first. */
+  minIntervalSeconds(owner: string): number {
+    return this.deps.limits(owner).minMonitorIntervalSeconds;
   }
 
   /** Starts firing ticks (every process: the scheduler makes each tick fire once across the fleet). */
@@ -87,17 +82,18 @@ export class Monitors {
 
   /**
    * A monitor of `owner` (the caller, `req.tenant`). Its schedule's ticks must be MIN_MONITOR_INTERVAL_SECONDS
-   * apart (400), and the owner may hold MAX_MONITORS_PER_KEY at most (429), counted in the store when asked:
+   * apart (400), and the owner may hold MAX_MONITORS_PER_TENANT at most (429), counted in the store when asked:
    * simultaneous creations of one owner wait for each other in this process.
    */
   async create(input: MonitorInput, owner: string): Promise<MonitorRecord> {
-    checkInterval(input, this.deps.limits.minIntervalSeconds, 'schedule');
+    checkInterval(input, this.minIntervalSeconds(owner), 'schedule');
     return this.creating.run(owner, async () => {
       const held = await this.deps.store.count(owner);
-      const max = this.deps.limits.maxPerOwner;
+      const limits = this.deps.limits(owner);
+      const max = limits.monitors;
       if (held >= max) {
         throw new LimitReachedError(
-          `This API key holds ${held} monitors, the most it may (MAX_MONITORS_PER_KEY=${max}): delete one to create another`,
+          `Tenant ${owner} holds ${held} monitors, the most it may (${limitText('monitors', limits)}): delete one to create another`,
         );
       }
       return this.createNow(input, owner);
@@ -141,7 +137,7 @@ export class Monitors {
   async update(id: string, change: (monitor: MonitorRecord) => MonitorRecord): Promise<MonitorRecord> {
     const monitor = await this.get(id);
     const next = { ...change(monitor), id, owner: monitor.owner, updatedAt: Date.now() };
-    checkInterval(next, this.deps.limits.minIntervalSeconds, 'schedule');
+    checkInterval(next, this.minIntervalSeconds(ownerOf(monitor)), 'schedule');
     await this.deps.store.put(next);
     await this.deps.scheduler.sync(id, next);
     return (await this.deps.store.get(id)) ?? next;

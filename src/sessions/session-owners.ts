@@ -1,17 +1,19 @@
 import { SessionLimitError } from '../errors.js';
+import { limitText } from '../tenants/tenant.js';
+import type { LimitsOf, TenantLimits } from '../tenants/tenant.js';
 import type { SessionRecord } from '../jobs/stores/browser-state/session-store.js';
 
 /** The tenant of callers without an API key, and of records written before tenants were recorded. */
 export const DEFAULT_OWNER = 'default';
 
 /**
- * MAX_SESSIONS_PER_KEY: a key's sessions in this process, counted when asked (`take` is synchronous, before the
+ * MAX_SESSIONS_PER_TENANT: a tenant's sessions in this process, counted when asked (`take` is synchronous, before the
  * request awaits anything), and its sessions other processes hold, read from their records.
  */
 export class SessionOwners {
   private readonly owned = new Map<string, number>();
 
-  constructor(private readonly max: number) {}
+  constructor(private readonly limits: LimitsOf) {}
 
   /** Counts one more session of `owner` in this process; `give` takes it back. */
   take(owner: string): void {
@@ -26,15 +28,17 @@ export class SessionOwners {
 
   /** Throws the 429 when `owner`, counting its taken session, holds more than the cap; `elsewhere`: others' active records. */
   async check(owner: string, elsewhere: () => Promise<SessionRecord[]>): Promise<void> {
+    const limits = this.limits(owner);
+    const max = limits.sessions;
     const mine = this.owned.get(owner) ?? 0;
-    if (mine > this.max) throw this.limit();
+    if (mine > max) throw this.limit(owner, limits);
     const others = (await elsewhere()).filter((r) => (r.owner ?? DEFAULT_OWNER) === owner).length;
-    if (mine + others > this.max) throw this.limit();
+    if (mine + others > max) throw this.limit(owner, limits);
   }
 
-  private limit(): SessionLimitError {
+  private limit(owner: string, limits: TenantLimits): SessionLimitError {
     return new SessionLimitError(
-      `This API key has ${this.max} browser sessions open (MAX_SESSIONS_PER_KEY); end one first`,
+      `Tenant ${owner} has ${limits.sessions} browser sessions open, the most it may (${limitText('sessions', limits)}); end one first`,
     );
   }
 }

@@ -33,6 +33,7 @@ import type { LiveViewerSocket } from './live-view.js';
 import { bounded, closeSession } from './session-end.js';
 import { DEFAULT_OWNER, SessionOwners } from './session-owners.js';
 import { activeRecord, endedRecord, shownRecord } from './session-record.js';
+import type { LimitsOf } from '../tenants/tenant.js';
 
 /** What a session is started with (the surface's request, its defaults applied). */
 export interface SessionOptions {
@@ -40,7 +41,7 @@ export interface SessionOptions {
   ttl: number;
   /** Seconds without a CDP message or command before it ends. */
   activityTtl: number;
-  /** The caller's tenant, counted against MAX_SESSIONS_PER_KEY. */
+  /** The caller's tenant, counted against MAX_SESSIONS_PER_TENANT. */
   owner?: string;
   profile?: { name: string; saveChanges?: boolean };
   /** A phone's screen, touch and User-Agent (an interact reopening a scrape with `mobile`). */
@@ -52,7 +53,8 @@ export interface SessionOptions {
 /** The caps of one session and of one key, and how sessions' browsers are isolated. */
 export interface SessionLimits {
   maxSessions: number;
-  maxSessionsPerKey: number;
+  /** Each tenant's limits (`sessions` it may hold across the fleet). */
+  limitsOf: LimitsOf;
   isolation: SessionIsolation;
   /** A session's browser past this (its processes' proportional set size) is ended. */
   memoryBytes: number;
@@ -129,7 +131,7 @@ export class BrowserSessions {
   constructor(private readonly deps: SessionDeps) {
     const { limits } = deps;
     this.slots = new Gate('browser session', limits.maxSessions, 0);
-    this.owners = new SessionOwners(limits.maxSessionsPerKey);
+    this.owners = new SessionOwners(limits.limitsOf);
     this.hosts =
       deps.executablePath && limits.maxSessions > 0
         ? new SessionHosts({

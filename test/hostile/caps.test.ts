@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import websocket from '@fastify/websocket';
 import Fastify from 'fastify';
+import { loadConfig } from '../../src/config/config.js';
 import { registerApiKeys } from '../../src/http/auth.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startService } from '../helpers.js';
@@ -55,7 +56,7 @@ describe('the caller of a request', () => {
     const app = Fastify();
     t.after(() => app.close());
     await app.register(websocket);
-    registerApiKeys(app, [KEY_ONE, KEY_TWO]);
+    registerApiKeys(app, loadConfig({ API_KEYS: `${KEY_ONE},${KEY_TWO}` }).tenants);
     app.get('/who', async (req) => ({ tenant: req.tenant }));
     app.get('/who/ws', { websocket: true }, (socket, req) => {
       socket.send(req.tenant);
@@ -85,22 +86,22 @@ describe('the caller of a request', () => {
 
     const open = Fastify();
     t.after(() => open.close());
-    registerApiKeys(open, []);
+    registerApiKeys(open, loadConfig({}).tenants);
     open.get('/who', async (req) => ({ tenant: req.tenant }));
     assert.deepEqual((await open.inject({ url: '/who' })).json(), { tenant: 'default' });
   });
 });
 
 describe('monitors per key and their shortest interval', () => {
-  test('a burst of 10 simultaneous creates with MAX_MONITORS_PER_KEY=3: exactly 3 succeed, the rest are 429s naming it', async (t) => {
-    const svc = await startService(t, { env: { MAX_MONITORS_PER_KEY: '3' } });
+  test('a burst of 10 simultaneous creates with MAX_MONITORS_PER_TENANT=3: exactly 3 succeed, the rest are 429s naming it', async (t) => {
+    const svc = await startService(t, { env: { MAX_MONITORS_PER_TENANT: '3' } });
     const answers = await Promise.all(
       Array.from({ length: 10 }, (_, i) => post(svc, '/v2/monitor', monitorBody(`m${i}`))),
     );
     assert.deepEqual(statuses(answers), [200, 200, 200, 429, 429, 429, 429, 429, 429, 429]);
     for (const refused of answers.filter((a) => a.status === 429)) {
       assert.equal(refused.json.code, 'LIMIT_REACHED');
-      assert.match(String(refused.json.error), /MAX_MONITORS_PER_KEY=3/);
+      assert.match(String(refused.json.error), /MAX_MONITORS_PER_TENANT=3/);
     }
     const list = (await (await fetch(`${svc.url}/v2/monitor`)).json()) as { pagination: { total: number } };
     assert.equal(list.pagination.total, 3);
@@ -150,10 +151,10 @@ describe('monitors per key and their shortest interval', () => {
 });
 
 describe('agent runs in flight per key', () => {
-  test('a burst of 8 simultaneous starts with MAX_AGENT_RUNS_PER_KEY=2: exactly 2 run, the rest are 429s naming it', async (t) => {
+  test('a burst of 8 simultaneous starts with MAX_AGENT_RUNS_PER_TENANT=2: exactly 2 run, the rest are 429s naming it', async (t) => {
     const llm = await stuckLlm(t);
     const svc = await startService(t, {
-      env: { OPENAI_BASE_URL: llm, MODEL_NAME: 'stub-model', MAX_AGENT_RUNS_PER_KEY: '2' },
+      env: { OPENAI_BASE_URL: llm, MODEL_NAME: 'stub-model', MAX_AGENT_RUNS_PER_TENANT: '2' },
     });
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) => post(svc, '/v2/agent', { prompt: `task ${i}` })),
@@ -161,7 +162,7 @@ describe('agent runs in flight per key', () => {
     assert.deepEqual(statuses(answers), [200, 200, 429, 429, 429, 429, 429, 429]);
     for (const refused of answers.filter((a) => a.status === 429)) {
       assert.equal(refused.json.code, 'LIMIT_REACHED');
-      assert.match(String(refused.json.error), /MAX_AGENT_RUNS_PER_KEY=2/);
+      assert.match(String(refused.json.error), /MAX_AGENT_RUNS_PER_TENANT=2/);
     }
     // A cancelled run has ended: its slot is free again.
     const running = answers.find((a) => a.status === 200)!.json.id as string;
@@ -175,7 +176,7 @@ describe('agent runs in flight per key', () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-caps-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
     const env = {
-      ...{ DATA_DIR: dataDir, API_KEYS: `${KEY_ONE},${KEY_TWO}`, MAX_AGENT_RUNS_PER_KEY: '1' },
+      ...{ DATA_DIR: dataDir, API_KEYS: `${KEY_ONE},${KEY_TWO}`, MAX_AGENT_RUNS_PER_TENANT: '1' },
       ...{ OPENAI_BASE_URL: llm, MODEL_NAME: 'stub-model' },
     };
     await t.test('first life', async (life) => {
@@ -185,19 +186,19 @@ describe('agent runs in flight per key', () => {
     const svc = await startService(t, { env });
     const again = await post(svc, '/v2/agent', { prompt: 'another' }, KEY_ONE);
     assert.equal(again.status, 429, JSON.stringify(again.json));
-    assert.match(String(again.json.error), /MAX_AGENT_RUNS_PER_KEY=1/);
+    assert.match(String(again.json.error), /MAX_AGENT_RUNS_PER_TENANT=1/);
     assert.equal((await post(svc, '/v2/agent', { prompt: 'of another key' }, KEY_TWO)).status, 200);
   });
 });
 
 describe('each key has its own count', () => {
-  test('two keys: each holds MAX_MONITORS_PER_KEY monitors and MAX_AGENT_RUNS_PER_KEY runs of its own', async (t) => {
+  test('two keys: each holds MAX_MONITORS_PER_TENANT monitors and MAX_AGENT_RUNS_PER_TENANT runs of its own', async (t) => {
     const llm = await stuckLlm(t);
     const svc = await startService(t, {
       env: {
         API_KEYS: `${KEY_ONE},${KEY_TWO}`,
-        MAX_MONITORS_PER_KEY: '2',
-        MAX_AGENT_RUNS_PER_KEY: '1',
+        MAX_MONITORS_PER_TENANT: '2',
+        MAX_AGENT_RUNS_PER_TENANT: '1',
         OPENAI_BASE_URL: llm,
         MODEL_NAME: 'stub-model',
       },

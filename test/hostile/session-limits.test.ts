@@ -57,7 +57,7 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
   before(async () => {
     svc = await startSessionService({
       MAX_BROWSER_SESSIONS: '4',
-      MAX_SESSIONS_PER_KEY: '2',
+      MAX_SESSIONS_PER_TENANT: '2',
       MAX_SESSION_CONTEXTS: '3',
       MAX_SESSION_PAGES: String(MAX_PAGES),
       SESSION_MEMORY_BYTES: String(768 * 1024 * 1024),
@@ -110,11 +110,11 @@ describe('browser session caps and ends', { skip: noChromium }, () => {
     await svc.api('DELETE', `/v2/browser/${made.json.id}`);
   });
 
-  test('MAX_SESSIONS_PER_KEY: a burst of five from one key gets two; another key still gets its own', async () => {
+  test('MAX_SESSIONS_PER_TENANT: a burst of five from one key gets two; another key still gets its own', async () => {
     await deleteAll();
     const burst = await Promise.all(Array.from({ length: 5 }, () => svc.api('POST', '/v2/browser', {})));
     assert.deepEqual(burst.map((r) => r.status).sort(), [200, 200, 429, 429, 429]);
-    assert.match(String(burst.find((r) => r.status === 429)?.json.error), /MAX_SESSIONS_PER_KEY/);
+    assert.match(String(burst.find((r) => r.status === 429)?.json.error), /MAX_SESSIONS_PER_TENANT/);
     const other = await svc.api('POST', '/v2/browser', {}, KEYS[1]);
     assert.equal(other.status, 200, JSON.stringify(other.json));
     await deleteAll();

@@ -155,8 +155,16 @@ function notificationNotes(notification: FcMonitorCreateBody['notification'] | n
 }
 
 /** POST /v2/monitor's body as the monitor to create. */
-export async function monitorInputOf(body: FcMonitorCreateBody, fc: FirecrawlDeps): Promise<MonitorInput> {
-  const { cron, timezone } = normalizeSchedule(body.schedule, 'schedule', fc.monitors.minIntervalSeconds);
+export async function monitorInputOf(
+  body: FcMonitorCreateBody,
+  fc: FirecrawlDeps,
+  owner: string,
+): Promise<MonitorInput> {
+  const { cron, timezone } = normalizeSchedule(
+    body.schedule,
+    'schedule',
+    fc.monitors.minIntervalSeconds(owner),
+  );
   const notes = notificationNotes(body.notification);
   const targets = body.targets.map((t, i) => targetOf(t as Record<string, unknown>, i, fc, notes));
   const ids = targets.map((t) => t.id);
@@ -206,6 +214,7 @@ export async function updatedInput(
   current: MonitorInput,
   patch: FcMonitorUpdateBody,
   fc: FirecrawlDeps,
+  owner: string,
 ): Promise<MonitorInput> {
   const surface = current.config.surface as {
     schedule: FcMonitorCreateBody['schedule'];
@@ -241,5 +250,5 @@ export async function updatedInput(
   };
   if (!merged.schedule.cron) delete merged.schedule.cron;
   if (!merged.schedule.text) delete merged.schedule.text;
-  return monitorInputOf(merged, fc);
+  return monitorInputOf(merged, fc, owner);
 }

@@ -1,3 +1,4 @@
+import { ownerOf } from '../../tenants/tenant.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type {
   CheckStatus,
@@ -48,7 +49,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     { schema: { tags, summary: 'Create a monitor', body: FcMonitorCreateBody, response: reply } },
     async (req) => ({
       success: true as const,
-      data: monitorView(await fc.monitors.create(await monitorInputOf(req.body, fc), req.tenant)),
+      data: monitorView(await fc.monitors.create(await monitorInputOf(req.body, fc, req.tenant), req.tenant)),
     }),
   );
   app.get(
@@ -83,7 +84,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const current = await fc.monitors.get(req.params.id);
-      const next = await updatedInput(inputOf(current), req.body, fc);
+      const next = await updatedInput(inputOf(current), req.body, fc, ownerOf(current));
       const updated = await fc.monitors.update(req.params.id, (m) => ({
         ...m,
         name: next.name,

@@ -16,7 +16,7 @@ export interface CheckSummary {
  */
 export interface MonitorRecord {
   id: string;
-  /** The caller that created it (`req.tenant`), whose MAX_MONITORS_PER_KEY it counts against. */
+  /** The caller that created it (`req.tenant`), whose MAX_MONITORS_PER_TENANT it counts against. */
   owner: string;
   name: string;
   status: 'active' | 'paused';
