@@ -1,4 +1,6 @@
 import { normalizeUrl } from '../crawl/normalize.js';
+import { DEFAULT_TENANT, callerFor } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 import { BadRequestError, toAppError } from '../errors.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
 import { parseJsonAnswer } from '../extract/llm.js';
@@ -58,6 +60,9 @@ export interface Toolbox {
 const TOOL_TIMEOUT_MS = 90_000;
 const SEARCH_MAX = 10;
 const MAP_MAX = 200;
+
+/** The run's owner, whose pages and usage its tools' work is. */
+const callerOf = (request: AgentRequest): Caller => callerFor(request.owner ?? DEFAULT_TENANT);
 
 const fail = (output: string): ToolOutcome => ({ ok: false, output, pages: [], tokens: 0 });
 
@@ -211,7 +216,7 @@ async function runTool(
   try {
     switch (name) {
       case 'search':
-        return await search(String(args.query ?? ''), Number(args.limit ?? 5), context.signal, deps);
+        return await search(String(args.query ?? ''), Number(args.limit ?? 5), context, deps);
       case 'map': {
         const links = await deps.services.mapLinks(
           {
@@ -220,6 +225,7 @@ async function runTool(
             ...(typeof args.search === 'string' && args.search ? { search: args.search.slice(0, 200) } : {}),
           },
           deadline,
+          callerOf(context.request),
         );
         return {
           ok: true,
@@ -256,12 +262,18 @@ async function runTool(
 async function search(
   query: string,
   limit: number,
-  signal: AbortSignal,
+  context: ToolContext,
   deps: AgentToolDeps,
 ): Promise<ToolOutcome> {
   if (!query.trim()) return fail('search needs "query"');
   const n = Math.min(SEARCH_MAX, Math.max(1, Math.trunc(limit) || 5));
-  const hits = await deps.services.searchPages(query.slice(0, 500), n, null, signal);
+  const hits = await deps.services.searchPages(
+    query.slice(0, 500),
+    n,
+    null,
+    context.signal,
+    callerOf(context.request),
+  );
   const output = hits
     .map((h, i) => `${i + 1}. ${h.hit.title}\n   ${h.hit.url}\n   ${h.hit.snippet}`)
     .join('\n');
@@ -274,7 +286,11 @@ async function pageMarkdown(
   deadline: Deadline,
   deps: AgentToolDeps,
 ): Promise<string> {
-  const doc = await deps.services.scrape({ url, formats: ['markdown'], onlyMainContent: true }, deadline);
+  const doc = await deps.services.scrape(
+    { url, formats: ['markdown'], onlyMainContent: true },
+    deadline,
+    callerOf(context.request),
+  );
   // A page of `urls` that redirected elsewhere: what it landed on is not the run's to read.
   if (!allowed(doc.metadata.url, context)) {
     throw new BadRequestError(

@@ -265,19 +265,19 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     jobs,
     tools: [],
     health: stores.health,
-    parse: (file, options, deadline) =>
+    parse: (file, options, deadline, _caller) =>
       gates.scrape.run(
         () => parseFile(file, options, deadline, { content, maxBytes: config.maxResponseBytes }),
         deadline.signal,
       ),
-    scrape: (body, deadline) =>
+    scrape: (body, deadline, _caller) =>
       gates.scrape.run(
         () => scrapePage(body, deadline, { ...crawlDeps, profiles: stores.profiles }),
         deadline.signal,
       ),
     profiles: stores.profiles,
     sessions,
-    crawl: (body, signal) => {
+    crawl: (body, signal, _caller) => {
       proxyPlan(body.proxy, proxies); // proxy "stealth" without STEALTH_PROXY_URLS: a 400 before the crawl
       return gatedStream(
         gates.crawl,
@@ -285,17 +285,19 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         signal,
       );
     },
-    map: (body, deadline) =>
+    map: (body, deadline, _caller) =>
       gates.map.run(
         async () => (await mapSite(body, deadline, crawlDeps)).map((link) => link.url),
         deadline.signal,
       ),
-    mapLinks: (body, deadline) => gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
-    extract: (body, signal) => gates.extract.run(() => extractBatch(body, signal, extractDeps), signal),
-    search: (body, signal) => gates.search.run(() => searchWeb(body, signal, searchDeps), signal),
-    searchPages: (query, limit, page, signal) =>
+    mapLinks: (body, deadline, _caller) =>
+      gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
+    extract: (body, signal, _caller) =>
+      gates.extract.run(() => extractBatch(body, signal, extractDeps), signal),
+    search: (body, signal, _caller) => gates.search.run(() => searchWeb(body, signal, searchDeps), signal),
+    searchPages: (query, limit, page, signal, _caller) =>
       gates.search.run(() => searchPages(query, limit, page, signal, searchDeps), signal),
-    llmstxt: (body, signal) =>
+    llmstxt: (body, signal, _caller) =>
       gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
     browserStats: () => browser?.stats() ?? null,
     proxyStatus: () => proxies.status(),

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { OPEN_CALLER } from '../tenants/tenant.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TSchema } from 'typebox';
@@ -175,7 +176,7 @@ async function crawl(
     const local = await localServices();
     try {
       let done = 0;
-      for await (const event of local.services.crawl(body, signal)) {
+      for await (const event of local.services.crawl(body, signal, OPEN_CALLER)) {
         if (event.type === 'document') {
           done++;
           keep(event.data);
@@ -232,7 +233,7 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
     const local = await localServices();
     const transport = new StdioServerTransport();
     transport.onclose = () => void local.close().then(() => process.exit(0));
-    await createMcpServer(local.services.tools, local.config.mcpMaxChars).connect(transport);
+    await createMcpServer(local.services.tools, local.config.mcpMaxChars, OPEN_CALLER).connect(transport);
     return -1;
   }
   if (command === 'profiles') {
@@ -284,7 +285,7 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
   const local = await localServices();
   try {
     const tool = local.services.tools.find((t) => t.name === command)!;
-    printResult(command, await tool.run(input, signal), json);
+    printResult(command, await tool.run(input, signal, OPEN_CALLER), json);
   } finally {
     await local.close();
   }

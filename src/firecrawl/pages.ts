@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Caller } from '../tenants/tenant.js';
 import { normalizeUrl } from '../crawl/normalize.js';
 import { toAppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
@@ -111,7 +112,13 @@ async function keep(
  * (default 2 days in v2, 0 in v1, as Firecrawl) is answered without a fetch; `storeInCache: false` keeps the
  * fresh one out of the cache.
  */
-export async function fcScrape(fc: FirecrawlDeps, body: FcScrapeBody, api: Api, signal: AbortSignal) {
+export async function fcScrape(
+  fc: FirecrawlDeps,
+  body: FcScrapeBody,
+  api: Api,
+  signal: AbortSignal,
+  caller: Caller,
+) {
   const { page, extras } = pageOptionsOf(body, fc);
   const ignored = noEffectFields(body).filter((f) => f !== 'maxAge');
   const warning = noEffectWarning(ignored);
@@ -130,7 +137,7 @@ export async function fcScrape(fc: FirecrawlDeps, body: FcScrapeBody, api: Api, 
   const deadline = Deadline.after(page.timeout ?? 30000, signal);
   let doc: PageDocument;
   try {
-    doc = await fc.services.scrape({ url: body.url, ...page }, deadline);
+    doc = await fc.services.scrape({ url: body.url, ...page }, deadline, caller);
   } finally {
     deadline.dispose();
   }
@@ -154,6 +161,7 @@ export async function fcMap(
   body: FcMapV2Body | FcMapV1Body,
   api: Api,
   signal: AbortSignal,
+  caller: Caller,
 ) {
   const v1 = api === 'v1' ? (body as FcMapV1Body) : null;
   const mode = v1
@@ -177,6 +185,7 @@ export async function fcMap(
         timeout: body.timeout,
       },
       deadline,
+      caller,
     );
     const ignored = [
       ['location', body.location !== undefined && Object.keys(body.location).length > 0],
@@ -231,6 +240,7 @@ export async function fcSearch(
   body: FcSearchV2Body | FcSearchV1Body,
   api: Api,
   signal: AbortSignal,
+  caller: Caller,
 ) {
   const v2 = api === 'v2' ? (body as FcSearchV2Body) : null;
   const options = body.scrapeOptions;
@@ -264,7 +274,13 @@ export async function fcSearch(
   }
   if (limit > MAX_SEARCH_RESULTS) ignored.push(`limit above ${MAX_SEARCH_RESULTS}`);
   if (options) ignored.push(...noEffectFields(options, 'scrapeOptions.'));
-  const pages = await fc.services.searchPages(body.query, Math.min(limit, MAX_SEARCH_RESULTS), page, signal);
+  const pages = await fc.services.searchPages(
+    body.query,
+    Math.min(limit, MAX_SEARCH_RESULTS),
+    page,
+    signal,
+    caller,
+  );
   let results = pages;
   if (v2?.includeDomains?.length) results = results.filter((p) => hostMatches(p.hit.url, v2.includeDomains!));
   if (v2?.excludeDomains?.length)

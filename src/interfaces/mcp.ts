@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { toAppError } from '../errors.js';
 import { validate } from '../lib/validate.js';
 import type { Tool } from '../operations/services.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** A result longer than `max` characters is cut, with a note on how to ask for less or page through it. */
 export function withinBudget(text: string, max: number): string {
@@ -19,7 +20,7 @@ export function withinBudget(text: string, max: number): string {
  * and the same services behind them. A failure is a tool error (`isError`) carrying the service's code and message,
  * never a protocol error, so an agent reads it and can correct its call.
  */
-export function createMcpServer(operations: Tool[], maxChars: number): Server {
+export function createMcpServer(operations: Tool[], maxChars: number, caller: Caller): Server {
   const server = new Server({ name: 'pagewright', version: '0.1.0' }, { capabilities: { tools: {} } });
   const tools = operations.map((o) => ({
     name: o.name,
@@ -35,7 +36,7 @@ export function createMcpServer(operations: Tool[], maxChars: number): Server {
     }
     try {
       const input = validate<never>(operation.schema, structuredClone(request.params.arguments ?? {}));
-      const result = await operation.run(input, extra.signal);
+      const result = await operation.run(input, extra.signal, caller);
       return { content: [{ type: 'text', text: withinBudget(JSON.stringify(result, null, 2), maxChars) }] };
     } catch (err) {
       const e = toAppError(err);

@@ -37,10 +37,10 @@ export const CORE_OPERATIONS: Operation<Services>[] = [
       'Fetch one web page and return it as Markdown (or html, links, images, screenshot). Use for a single known URL; set onlyMainContent to drop navigation and boilerplate.',
     schema: ScrapeBody,
     api: '/api/v1/scrape',
-    run: (s, body, signal) =>
+    run: (s, body, signal, caller) =>
       withDeadline(body.timeout ?? 30000, signal, async (d) => ({
         success: true,
-        data: await s.scrape(body, d),
+        data: await s.scrape(body, d, caller),
       })),
   }),
   operation<Services, MapRequest>({
@@ -49,10 +49,10 @@ export const CORE_OPERATIONS: Operation<Services>[] = [
       "List a site's URLs (sitemaps, then links) without fetching their content. Use first to find which pages of a site to scrape.",
     schema: MapBody,
     api: '/api/v1/map',
-    run: (s, body, signal) =>
+    run: (s, body, signal, caller) =>
       withDeadline(body.timeout ?? 30000, signal, async (d) => ({
         success: true,
-        links: await s.map(body, d),
+        links: await s.map(body, d, caller),
       })),
   }),
   operation<Services, SearchRequest>({
@@ -61,7 +61,7 @@ export const CORE_OPERATIONS: Operation<Services>[] = [
       'Search the web; with scrapeResults, also fetch every result as Markdown. Use when you do not know the URL.',
     schema: SearchBody,
     api: '/api/v1/search',
-    run: async (s, body, signal) => ({ success: true, data: await s.search(body, signal) }),
+    run: async (s, body, signal, caller) => ({ success: true, data: await s.search(body, signal, caller) }),
   }),
   operation<Services, ExtractRequest>({
     name: 'extract',
@@ -69,14 +69,14 @@ export const CORE_OPERATIONS: Operation<Services>[] = [
       'Pull structured data (JSON following a schema) out of 1-10 pages, with CSS selectors or an LLM endpoint you give.',
     schema: ExtractBody,
     api: '/api/v1/extract',
-    run: (s, body, signal) => s.extract(body, signal),
+    run: (s, body, signal, caller) => s.extract(body, signal, caller),
   }),
   operation<Services, LlmsTxtRequest>({
     name: 'llmstxt',
     description: 'Write an llms.txt for a site: its important pages with one-line descriptions.',
     schema: LlmsTxtBody,
     api: '/api/v1/llmstxt',
-    run: async (s, body, signal) => ({ success: true, data: await s.llmstxt(body, signal) }),
+    run: async (s, body, signal, caller) => ({ success: true, data: await s.llmstxt(body, signal, caller) }),
   }),
   operation<Services, ParseRequest>({
     name: 'parse',
@@ -84,10 +84,10 @@ export const CORE_OPERATIONS: Operation<Services>[] = [
       'Convert a file you have (PDF, Word, Excel, PowerPoint, HTML, Markdown, text; base64 in `content`, its name in `filename`) to Markdown, as scrape does for a URL.',
     schema: ParseBody,
     api: null,
-    run: (s, { filename, content, ...options }, signal) =>
+    run: (s, { filename, content, ...options }, signal, caller) =>
       withDeadline(30000, signal, async (d) => ({
         success: true,
-        data: await s.parse({ filename, bytes: Buffer.from(content, 'base64') }, options, d),
+        data: await s.parse({ filename, bytes: Buffer.from(content, 'base64') }, options, d, caller),
       })),
   }),
 ];

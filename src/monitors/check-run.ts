@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { callerFor, ownerOf } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 import { normalizeUrl } from '../crawl/normalize.js';
 import { toAppError } from '../errors.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
@@ -64,7 +66,12 @@ export const emptySummary = (): CheckSummary => ({
 });
 
 /** Fetches a target's pages: through the crawl engine (batch or crawl), or each search result's page. */
-async function fetchTarget(target: CheckTarget, signal: AbortSignal, deps: CheckDeps): Promise<Fetched[]> {
+async function fetchTarget(
+  target: CheckTarget,
+  signal: AbortSignal,
+  deps: CheckDeps,
+  caller: Caller,
+): Promise<Fetched[]> {
   const out: Fetched[] = [];
   if (target.type === 'pages') {
     await deps.jobs.attachCrawl(
@@ -89,7 +96,7 @@ async function fetchTarget(target: CheckTarget, signal: AbortSignal, deps: Check
   }
   const seen = new Set<string>();
   for (const query of target.queries) {
-    const results = await deps.services.searchPages(query, target.maxResults, target.page, signal);
+    const results = await deps.services.searchPages(query, target.maxResults, target.page, signal, caller);
     for (const r of results) {
       const host = hostOf(r.hit.url);
       if (target.includeDomains.length > 0 && !target.includeDomains.some((d) => onDomain(host, d))) continue;
@@ -156,7 +163,7 @@ export async function runCheck(
   for (const target of config.targets) {
     let fetched: Fetched[];
     try {
-      fetched = await fetchTarget(target, signal, deps);
+      fetched = await fetchTarget(target, signal, deps, callerFor(ownerOf(monitor)));
     } catch (err) {
       if (signal.aborted) throw err;
       failure = `target ${target.id}: ${toAppError(err).message}`;

@@ -33,7 +33,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: FcScrapeReply, ...fcErrors },
         },
       },
-      async (req, reply) => fcScrape(app.firecrawl, req.body, api, clientGone(reply.raw)),
+      async (req, reply) => fcScrape(app.firecrawl, req.body, api, clientGone(reply.raw), req.caller),
     );
     app.post(
       `/${api}/map`,
@@ -45,7 +45,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: api === 'v2' ? FcMapV2Reply : FcMapV1Reply, ...fcErrors },
         },
       },
-      async (req, reply) => fcMap(app.firecrawl, req.body, api, clientGone(reply.raw)),
+      async (req, reply) => fcMap(app.firecrawl, req.body, api, clientGone(reply.raw), req.caller),
     );
     app.post(
       `/${api}/search`,
@@ -57,7 +57,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: api === 'v2' ? FcSearchV2Reply : FcSearchV1Reply, ...fcErrors },
         },
       },
-      async (req, reply) => fcSearch(app.firecrawl, req.body, api, clientGone(reply.raw)),
+      async (req, reply) => fcSearch(app.firecrawl, req.body, api, clientGone(reply.raw), req.caller),
     );
     app.get(
       `/${api}/team/queue-status`,

@@ -53,7 +53,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       const warning = noEffectWarning(noEffectFields(o));
       const deadline = Deadline.after(page.timeout ?? 30000, clientGone(reply.raw));
       try {
-        const doc = await app.firecrawl.services.parse(file, page, deadline);
+        const doc = await app.firecrawl.services.parse(file, page, deadline, req.caller);
         const fields2 = extras
           ? await app.firecrawl.extraFields(doc, file.filename, extras, deadline)
           : undefined;

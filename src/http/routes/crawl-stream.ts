@@ -23,7 +23,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const gone = AbortSignal.any([clientGone(reply.raw), app.shuttingDown]);
-      await writeEventStream(reply, app.services.crawl(req.body, gone), gone);
+      await writeEventStream(reply, app.services.crawl(req.body, gone, req.caller), gone);
     },
   );
 };

@@ -16,7 +16,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const gone = AbortSignal.any([clientGone(reply.raw), app.shuttingDown]);
-      return sendCrawlAnswer(reply, app.services.crawl(req.body, gone));
+      return sendCrawlAnswer(reply, app.services.crawl(req.body, gone, req.caller));
     },
   );
 };

@@ -14,7 +14,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ExtractReply, '4xx': ErrorReply, '5xx': ErrorReply },
       },
     },
-    async (req, reply) => app.services.extract(req.body, clientGone(reply.raw)),
+    async (req, reply) => app.services.extract(req.body, clientGone(reply.raw), req.caller),
   );
 };
 export default route;

@@ -15,7 +15,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => ({
       success: true as const,
-      ...(await app.services.llmstxt(req.body, clientGone(reply.raw))),
+      ...(await app.services.llmstxt(req.body, clientGone(reply.raw), req.caller)),
     }),
   );
 };

@@ -10,7 +10,7 @@ import { createMcpServer } from '../../interfaces/mcp.js';
  */
 const route: FastifyPluginAsyncTypebox = async (app) => {
   app.post('/mcp', { schema: { hide: true } }, async (req, reply) => {
-    const server = createMcpServer(app.services.tools, app.mcpMaxChars);
+    const server = createMcpServer(app.services.tools, app.mcpMaxChars, req.caller);
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,

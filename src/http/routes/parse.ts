@@ -44,7 +44,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       );
       const deadline = Deadline.after(timeout, clientGone(reply.raw));
       try {
-        return { success: true as const, data: await app.services.parse(file, wanted, deadline) };
+        return { success: true as const, data: await app.services.parse(file, wanted, deadline, req.caller) };
       } finally {
         deadline.dispose();
       }

@@ -16,7 +16,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => {
       const deadline = Deadline.after(req.body.timeout ?? 30000, clientGone(reply.raw));
-      return { success: true as const, data: await app.services.scrape(req.body, deadline) };
+      return { success: true as const, data: await app.services.scrape(req.body, deadline, req.caller) };
     },
   );
 };

@@ -15,7 +15,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req, reply) => ({
       success: true as const,
-      data: await app.services.search(req.body, clientGone(reply.raw)),
+      data: await app.services.search(req.body, clientGone(reply.raw), req.caller),
     }),
   );
 };
