@@ -12,9 +12,11 @@ import { SqliteDb } from '../../src/jobs/stores/sqlite.js';
 import { MemoryPageStore } from '../../src/jobs/stores/page-store.js';
 import { SqlitePageStore } from '../../src/jobs/stores/sqlite-page-store.js';
 import { frontierContract, jobStoreContract, pageStoreContract } from './contract.js';
-import { MemoryProfileStore } from '../../src/jobs/stores/browser-state/profile-store.js';
+import type { LegacyJob } from './contract.js';
+import { MemoryProfileStore, Profiles } from '../../src/jobs/stores/browser-state/profile-store.js';
+import { ProfileSeal } from '../../src/jobs/stores/browser-state/profile-seal.js';
 import { SqliteProfileStore } from '../../src/jobs/stores/browser-state/sqlite-profile-store.js';
-import { profileStoreContract } from './profile-contract.js';
+import { SECRET_VALUE, acmeState, profileStoreContract } from './profile-contract.js';
 import { MemorySessionStore } from '../../src/jobs/stores/browser-state/session-store.js';
 import { SqliteSessionStore } from '../../src/jobs/stores/browser-state/sqlite-session-store.js';
 import { sessionStoreContract } from './session-contract.js';
@@ -53,9 +55,27 @@ const onSqliteFile =
     };
   };
 
+/** A file of a version without job owners: its `jobs` table has no `owner` column. */
+function legacyJobsFile(dir: string, jobs: LegacyJob[]): void {
+  const old = new DatabaseSync(path.join(dir, 'pagewright.db'));
+  old.exec(`CREATE TABLE jobs (id TEXT PRIMARY KEY, kind TEXT NOT NULL, state TEXT NOT NULL, request TEXT NOT NULL,
+    listed INTEGER NOT NULL, total INTEGER NOT NULL DEFAULT 0, completed INTEGER NOT NULL DEFAULT 0, error TEXT,
+    result TEXT, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL,
+    interruptions INTEGER NOT NULL DEFAULT 0, suspended INTEGER NOT NULL DEFAULT 0)`);
+  const insert = old.prepare(
+    `INSERT INTO jobs (id, kind, state, request, listed, created_at, updated_at, expires_at)
+     VALUES (?, ?, 'scraping', ?, 1, ?, ?, ?)`,
+  );
+  for (const j of jobs) {
+    insert.run(j.id, j.kind, JSON.stringify(j.request), j.createdAt, j.createdAt, j.createdAt + 60_000);
+  }
+  old.close();
+}
+
 jobStoreContract('sqlite', async (ttlMs) => {
   const dir = tempDir();
   let store = new SqliteJobStore(SqliteDb.open(dir), ttlMs);
+  const older: { dir: string; store: SqliteJobStore }[] = [];
   return {
     get store() {
       return store;
@@ -66,9 +86,20 @@ jobStoreContract('sqlite', async (ttlMs) => {
       store = new SqliteJobStore(SqliteDb.open(dir), ttlMs);
       return store;
     },
+    legacy: async (jobs) => {
+      const legacyDir = tempDir();
+      legacyJobsFile(legacyDir, jobs);
+      const opened = new SqliteJobStore(SqliteDb.open(legacyDir), ttlMs);
+      older.push({ dir: legacyDir, store: opened });
+      return opened;
+    },
     close: async () => {
       await store.close().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
+      for (const o of older) {
+        await o.store.close().catch(() => undefined);
+        rmSync(o.dir, { recursive: true, force: true });
+      }
     },
   };
 });
@@ -179,11 +210,40 @@ test("sqlite: monitors of a file without the owner column are default's", async 
   }
 });
 
+test("sqlite: profiles of a file keyed by name alone are default's, sealed as they were", async () => {
+  const dir = tempDir();
+  // A profile sealed before tenants: bound to its name alone.
+  const sealed = new ProfileSeal('s').seal('legacy', JSON.stringify(acmeState()));
+  const old = new DatabaseSync(path.join(dir, 'pagewright.db'));
+  old.exec(`CREATE TABLE profiles (name TEXT PRIMARY KEY, body TEXT NOT NULL, created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, cookies INTEGER NOT NULL, domains TEXT NOT NULL)
+    WITHOUT ROWID`);
+  const insert = old.prepare('INSERT INTO profiles VALUES (?, ?, 1, 2, ?, 2, ?)');
+  insert.run('legacy', sealed, Date.now() + 60_000, '["127.0.0.1"]');
+  old.close();
+  const db = SqliteDb.open(dir);
+  try {
+    const profiles = new Profiles(new SqliteProfileStore(db), { ttlMs: 60_000, secret: 's' });
+    assert.equal((await profiles.state('default', 'legacy'))?.cookies[0]?.value, SECRET_VALUE);
+    assert.equal(await profiles.state('team-a', 'legacy'), null);
+    assert.deepEqual(
+      (await profiles.list(null)).map((p) => [p.name, p.tenant, p.cookies]),
+      [['legacy', 'default', 2]],
+    );
+    // The re-keyed table holds one name for two tenants.
+    await profiles.save('team-a', 'legacy', { cookies: [], origins: [] });
+    assert.equal((await profiles.list(null)).length, 2);
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('monitors without the SQLite file: every call is the 503 naming why; the scheduler finds nothing due', async () => {
   const store = new UnavailableMonitorStore('DATA_DIR is held by another process');
   for (const call of [
     () => store.get('m'),
-    () => store.list(0, 10),
+    () => store.list(null, 0, 10),
     () => store.count('default'),
     () => store.advance('m', 1, 2),
   ]) {

@@ -7,10 +7,22 @@ import type { Frontier, FrontierItem } from '../../src/crawl/frontier.js';
 import { isFinished } from '../../src/crawl/frontier.js';
 import type { JobKind, JobStore } from '../../src/jobs/stores/job-store.js';
 
-/** An adapter under test; `reopen` simulates a crash and restart (absent for in-memory adapters). */
+/** A running job as a version without job owners stored it: no owner (an agent run kept its caller in its request). */
+export interface LegacyJob {
+  id: string;
+  kind: JobKind;
+  request: unknown;
+  createdAt: number;
+}
+
+/**
+ * An adapter under test; `reopen` simulates a crash and restart, `legacy` stores jobs the way a version without
+ * owners did and answers a store opened over them (both absent for in-memory adapters).
+ */
 export interface StoreHarness {
   store: JobStore;
   reopen?: () => Promise<JobStore>;
+  legacy?: (jobs: LegacyJob[]) => Promise<JobStore>;
   close(): Promise<void>;
 }
 
@@ -20,9 +32,10 @@ export interface FrontierHarness {
   close(): Promise<void>;
 }
 
-const newJob = (over: Partial<{ listed: boolean; total: number; kind: JobKind }> = {}) => ({
+const newJob = (over: Partial<{ listed: boolean; total: number; kind: JobKind; owner: string }> = {}) => ({
   id: randomUUID(),
   kind: 'crawl' as JobKind,
+  owner: 'default',
   request: { url: 'https://a.test/' },
   listed: true,
   total: 0,
@@ -156,6 +169,67 @@ export function jobStoreContract(name: string, make: (ttlMs: number) => Promise<
       assert.deepEqual(
         (await h.store.recent(10)).map((j) => j.id),
         [...agents.map((j) => j.id), running.id],
+      );
+    });
+
+    test("every job keeps its owner; active and recent list one owner's jobs when asked", async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 3));
+      const a1 = await h.store.create(newJob({ owner: 'team-a' }));
+      await tick();
+      const b1 = await h.store.create(newJob({ owner: 'team-b' }));
+      await tick();
+      const a2 = await h.store.create(newJob({ owner: 'team-a', kind: 'agent' }));
+      await tick();
+      const b2 = await h.store.create(newJob({ owner: 'team-b', kind: 'agent' }));
+      await tick();
+      await h.store.create(newJob({ owner: 'team-a', listed: false }));
+      await h.store.finish(a1.id, 'completed');
+      assert.equal(a1.owner, 'team-a');
+      assert.equal((await h.store.get(b1.id))?.owner, 'team-b');
+      const ids = (jobs: { id: string }[]): string[] => jobs.map((j) => j.id);
+      assert.deepEqual(ids(await h.store.active({ owner: 'team-a' })), [a2.id], 'running, listed, its own');
+      assert.deepEqual(ids(await h.store.active({ owner: 'team-b' })), [b1.id, b2.id]);
+      assert.deepEqual(ids(await h.store.active()), [b1.id, a2.id, b2.id], "every owner's");
+      assert.deepEqual(ids(await h.store.recent(10, { owner: 'team-a' })), [a2.id, a1.id]);
+      assert.deepEqual(ids(await h.store.recent(1, { owner: 'team-b' })), [b2.id]);
+      assert.deepEqual(ids(await h.store.recent(10, { owner: 'team-b', kind: 'agent' })), [b2.id]);
+      assert.deepEqual(ids(await h.store.recent(10, { owner: 'team-a', before: a2.createdAt })), [a1.id]);
+      assert.deepEqual(ids(await h.store.recent(10, { owner: 'nobody' })), []);
+      assert.deepEqual(ids(await h.store.recent(10)), [b2.id, a2.id, b1.id, a1.id]);
+      if (!h.reopen) return;
+      const store = await h.reopen();
+      assert.equal((await store.get(a2.id))?.owner, 'team-a', 'kept across a restart');
+      assert.deepEqual(ids(await store.recent(10, { owner: 'team-b' })), [b2.id, b1.id]);
+    });
+
+    test("jobs stored without an owner are default's (an agent run its request's caller's), listed under it", async (t) => {
+      const h = await make(60_000);
+      t.after(() => h.close());
+      if (!h.legacy) return t.skip('in-memory adapter: nothing was stored by an older version');
+      const at = Date.now() - 10_000;
+      const crawl = {
+        id: randomUUID(),
+        kind: 'crawl' as const,
+        request: { url: 'https://a.test/' },
+        createdAt: at,
+      };
+      const run = { id: randomUUID(), kind: 'agent' as const, request: { owner: 'team-a', prompt: 'p' } };
+      const bare = { id: randomUUID(), kind: 'agent' as const, request: { prompt: 'q' }, createdAt: at + 2 };
+      const store = await h.legacy([crawl, { ...run, createdAt: at + 1 }, bare]);
+      assert.equal((await store.get(crawl.id))?.owner, 'default');
+      assert.equal((await store.get(run.id))?.owner, 'team-a');
+      assert.equal((await store.get(bare.id))?.owner, 'default');
+      const ids = (jobs: { id: string }[]): string[] => jobs.map((j) => j.id);
+      assert.deepEqual(ids(await store.recent(10, { owner: 'default' })), [bare.id, crawl.id]);
+      assert.deepEqual(ids(await store.recent(10, { owner: 'team-a', kind: 'agent' })), [run.id]);
+      assert.deepEqual(ids(await store.active({ owner: 'team-a' })), [run.id]);
+      const later = await store.create(newJob({ owner: 'team-a' }));
+      assert.deepEqual(
+        ids(await store.recent(10, { owner: 'team-a' })),
+        [later.id, run.id],
+        'listed once each',
       );
     });
 

@@ -79,7 +79,7 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       t.after(() => h.close());
       const s = h.store;
       assert.equal(await s.get('none'), null);
-      assert.deepEqual(await s.list(0, 10), { monitors: [], total: 0 });
+      assert.deepEqual(await s.list(null, 0, 10), { monitors: [], total: 0 });
       for (const [i, id] of ['m3', 'm1', 'm4', 'm2'].entries())
         await s.put(monitor(id, T + [3, 1, 4, 2][i]!));
       const updated = monitor('m2', T + 2, {
@@ -93,13 +93,13 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       await s.put(updated);
       assert.deepEqual(await s.get('m2'), updated);
       assert.deepEqual(await s.get('m1'), monitor('m1', T + 1));
-      const first = await s.list(0, 2);
+      const first = await s.list(null, 0, 2);
       assert.deepEqual(ids(first.monitors), ['m1', 'm2']);
       assert.equal(first.total, 4);
       assert.deepEqual(first.monitors[1], updated);
-      assert.deepEqual(ids((await s.list(2, 2)).monitors), ['m3', 'm4']);
-      assert.deepEqual(await s.list(4, 2), { monitors: [], total: 4 });
-      assert.deepEqual((await s.list(1, 0)).monitors, []);
+      assert.deepEqual(ids((await s.list(null, 2, 2)).monitors), ['m3', 'm4']);
+      assert.deepEqual(await s.list(null, 4, 2), { monitors: [], total: 4 });
+      assert.deepEqual((await s.list(null, 1, 0)).monitors, []);
     });
 
     test("count: an owner's monitors now; a delete frees its slot; the owner is kept through put and get", async (t) => {
@@ -119,7 +119,7 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.equal(await s.count('key-a'), 2, 'an update is no new monitor');
       assert.equal((await s.get('a2'))?.owner, 'key-a');
       assert.deepEqual(
-        (await s.list(0, 10)).monitors.map((m) => m.owner),
+        (await s.list(null, 0, 10)).monitors.map((m) => m.owner),
         ['key-a', 'key-a', 'key-b', 'default'],
       );
       assert.equal(await s.delete('a1'), true);
@@ -127,6 +127,30 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.equal(await s.delete('a1'), false);
       assert.equal(await s.count('key-a'), 1);
       assert.equal(await s.count('key-b'), 1, "another owner's count is untouched");
+    });
+
+    test("list(owner): that owner's monitors oldest first, paged, with that owner's total", async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const s = h.store;
+      for (const [id, at, owner] of [
+        ['b2', 5, 'key-b'],
+        ['a3', 4, 'key-a'],
+        ['a1', 1, 'key-a'],
+        ['b1', 2, 'key-b'],
+        ['a2', 3, 'key-a'],
+      ] as const)
+        await s.put(monitor(id, T + at, { owner }));
+      const other = h.reopen ? await h.reopen() : s;
+      assert.deepEqual(ids((await other.list('key-a', 0, 10)).monitors), ['a1', 'a2', 'a3']);
+      assert.deepEqual(await other.list('key-c', 0, 10), { monitors: [], total: 0 });
+      const page = await other.list('key-a', 1, 1);
+      assert.deepEqual([ids(page.monitors), page.total], [['a2'], 3]);
+      assert.deepEqual(await other.list('key-b', 2, 5), { monitors: [], total: 2 });
+      assert.equal((await other.list(null, 0, 10)).total, 5);
+      assert.equal(await other.delete('a2'), true);
+      const after = await other.list('key-a', 0, 10);
+      assert.deepEqual([ids(after.monitors), after.total], [['a1', 'a3'], 2]);
     });
 
     test('delete removes the monitor with its checks, their pages and its snapshots', async (t) => {
@@ -151,7 +175,10 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.equal(await s.snapshot('gone', 't1|https://a.test/0'), null);
       assert.deepEqual(await s.snapshotKeys('gone', ''), []);
       assert.deepEqual(await s.due(T + 10), [await s.get('kept')]);
-      assert.deepEqual(await s.list(0, 10), { monitors: [monitor('kept', T, { nextRunAt: T })], total: 1 });
+      assert.deepEqual(await s.list(null, 0, 10), {
+        monitors: [monitor('kept', T, { nextRunAt: T })],
+        total: 1,
+      });
       assert.equal(await s.delete('gone'), false, 'already deleted');
       // A check that was running writes after the delete: deleting again sweeps what it left.
       await s.putCheck(check('late', 'gone', T + 3));

@@ -59,6 +59,24 @@ if (redisAvailable) {
         store = new RedisJobStore(connect(), ttlMs);
         return store;
       },
+      // The keys a version without job owners wrote: a hash without `owner`, the running and listed indexes.
+      legacy: async (jobs) => {
+        const client = connect();
+        for (const j of jobs) {
+          await client.hset(`pw:job:${j.id}`, {
+            ...{ id: j.id, kind: j.kind, state: 'scraping', request: JSON.stringify(j.request), listed: '1' },
+            ...{ total: '0', completed: '0', error: '', result: '', interruptions: '0', suspended: '0' },
+            ...{ createdAt: j.createdAt, updatedAt: j.createdAt, expiresAt: j.createdAt + ttlMs },
+          });
+          await client.sadd('pw:jobs:running', j.id);
+          await client.sadd('pw:jobs:active', j.id);
+          await client.zadd('pw:jobs:listed', j.createdAt, j.id);
+          await client.zadd(`pw:jobs:listed:${j.kind}`, j.createdAt, j.id);
+        }
+        await store.close();
+        store = new RedisJobStore(client, ttlMs);
+        return store;
+      },
       close: () => store.close(),
     };
   });
@@ -137,11 +155,33 @@ if (redisAvailable) {
   test('redis profiles: the stored value holds no cookie value when PROFILE_SECRET is set', async () => {
     const client = connect();
     await new Profiles(new RedisProfileStore(client), { ttlMs: 60_000, secret: 's' }).save(
+      'team-a',
       'raw',
       acmeState(),
     );
-    const raw = await client.get('pw:profile:raw');
+    const raw = await client.get('pw:profile:team-a:raw');
     assert.ok(raw !== null && !raw.includes(SECRET_VALUE) && !raw.includes('ls-value'));
+    await client.quit();
+  });
+
+  test("redis profiles stored before tenants (no owner, a key by name) are default's, sealed as they were", async () => {
+    const client = connect();
+    await client.flushdb();
+    // What a store from before tenants holds: a default profile written now has the same key and seal.
+    const before = new Profiles(new RedisProfileStore(client), { ttlMs: 60_000, secret: 's' });
+    await before.save('default', 'legacy', acmeState());
+    const record = JSON.parse((await client.get('pw:profile:legacy'))!) as Record<string, unknown>;
+    delete record.owner;
+    await client.set('pw:profile:legacy', JSON.stringify(record), 'PX', 60_000);
+    assert.deepEqual(await client.smembers('pw:profiles'), ['legacy']);
+    const profiles = new Profiles(new RedisProfileStore(client), { ttlMs: 60_000, secret: 's' });
+    assert.equal((await profiles.state('default', 'legacy'))?.cookies[0]?.value, SECRET_VALUE);
+    assert.equal(await profiles.state('team-a', 'legacy'), null);
+    assert.deepEqual(
+      (await profiles.list(null)).map((p) => [p.name, p.tenant]),
+      [['legacy', 'default']],
+    );
+    assert.deepEqual(await profiles.list('team-a'), []);
     await client.quit();
   });
 

@@ -4,6 +4,7 @@ import type {
   ScrapeOrigin,
   ScrapeOriginStore,
 } from '../../src/jobs/stores/browser-state/scrape-origin-store.js';
+import { ownerOf } from '../../src/tenants/tenant.js';
 
 export interface ScrapeOriginHarness {
   store: ScrapeOriginStore;
@@ -14,6 +15,7 @@ export interface ScrapeOriginHarness {
 
 const origin = (scrapeId: string, extra: Partial<ScrapeOrigin> = {}): ScrapeOrigin => ({
   scrapeId,
+  owner: 'team-a',
   url: `https://a.test/${scrapeId}`,
   options: { headers: { 'x-team': 'blue' }, mobile: true, waitFor: 500, profile: { name: 'acct' } },
   createdAt: Date.now(),
@@ -38,6 +40,18 @@ export function scrapeOriginContract(name: string, make: () => Promise<ScrapeOri
       await other.put({ ...first, sessionId: 'sess-1' });
       assert.equal((await other.get('s1'))?.sessionId, 'sess-1');
       assert.deepEqual((await other.get('s1'))?.options, first.options);
+    });
+
+    test("the tenant of a scrape is kept; a record written before tenants is default's", async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const { owner: _, ...before } = origin('old');
+      await h.store.put(before);
+      await h.store.put(origin('b', { owner: 'team-b' }));
+      const other = h.reopen ? await h.reopen() : h.store;
+      assert.equal(ownerOf((await other.get('old'))!), 'default');
+      assert.equal((await other.get('b'))?.owner, 'team-b');
+      assert.equal((await other.get('s-none'))?.owner, undefined);
     });
 
     test('a record past keepUntil is gone; purge drops it', async (t) => {

@@ -10,6 +10,11 @@ export const FINAL_STATES: ReadonlySet<JobState> = new Set(['completed', 'failed
 export interface JobRecord {
   id: string;
   kind: JobKind;
+  /**
+   * The tenant the job runs for and the only one that reads it (operators read every tenant's): the caller that
+   * started it, a monitor's owner for its checks. Jobs stored before tenants existed are `default`'s.
+   */
+  owner: string;
   state: JobState;
   /** The job's request as the service normalized it (what a resumed job runs again). */
   request: unknown;
@@ -37,6 +42,7 @@ export interface JobRecord {
 export interface NewJob {
   id: string;
   kind: JobKind;
+  owner: string;
   request: unknown;
   listed: boolean;
   /** Expected pages, known up front for batches. */
@@ -54,8 +60,13 @@ export interface JobError {
   attempts: number;
 }
 
-/** Which listed jobs `recent` answers: of one kind, created before a time (ms). */
-export interface RecentFilter {
+/** Which listed jobs `active` answers: of one owner (absent: every owner's). */
+export interface OwnerFilter {
+  owner?: string;
+}
+
+/** Which listed jobs `recent` answers: of one owner, of one kind, created before a time (ms). */
+export interface RecentFilter extends OwnerFilter {
   kind?: JobKind;
   /** Only jobs created strictly before this time (paging: the last answer's oldest `createdAt`). */
   before?: number;
@@ -83,8 +94,8 @@ export interface DocumentPage {
 export interface JobStore {
   create(job: NewJob): Promise<JobRecord>;
   get(id: string): Promise<JobRecord | null>;
-  /** Listed jobs still in `scraping`. */
-  active(): Promise<JobRecord[]>;
+  /** Listed jobs still in `scraping`, oldest first. */
+  active(filter?: OwnerFilter): Promise<JobRecord[]>;
   /** Listed jobs in any state, newest first, at most `limit` (the operators' jobs view, the agent list). */
   recent(limit: number, filter?: RecentFilter): Promise<JobRecord[]>;
   /** Sets `total` (never below `completed`). */

@@ -6,6 +6,7 @@ import type {
   JobState,
   JobStore,
   NewJob,
+  OwnerFilter,
   RecentFilter,
 } from './job-store.js';
 
@@ -58,10 +59,15 @@ export class MemoryJobStore implements JobStore {
     return Promise.resolve(e ? { ...e.job } : null);
   }
 
-  active(): Promise<JobRecord[]> {
+  active(filter: OwnerFilter = {}): Promise<JobRecord[]> {
     return Promise.resolve(
       [...this.jobs.values()]
-        .filter((e) => e.job.listed && e.job.state === 'scraping')
+        .filter(
+          (e) =>
+            e.job.listed &&
+            e.job.state === 'scraping' &&
+            (filter.owner === undefined || e.job.owner === filter.owner),
+        )
         .map((e) => ({ ...e.job })),
     );
   }
@@ -72,6 +78,7 @@ export class MemoryJobStore implements JobStore {
         .filter(
           (e) =>
             e.job.listed &&
+            (filter.owner === undefined || e.job.owner === filter.owner) &&
             (filter.kind === undefined || e.job.kind === filter.kind) &&
             (filter.before === undefined || e.job.createdAt < filter.before),
         )

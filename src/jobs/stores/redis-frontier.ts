@@ -1,10 +1,9 @@
 import type { Redis } from 'ioredis';
 import type { Frontier, FrontierItem, FrontierStats } from '../../crawl/frontier.js';
 import { normalizeUrl } from '../../crawl/normalize.js';
-import { AppError } from '../../errors.js';
 import { redisNow } from './redis-crawl-state.js';
 import type { RedisBudget } from './redis-crawl-state.js';
-import { storeError } from './sqlite.js';
+import { storeCall } from './sqlite.js';
 
 /** Accepts unseen URLs. KEYS: seen, queue. ARGV: pairs of (key, item JSON). */
 const ADD = `
@@ -122,12 +121,8 @@ export class RedisFrontier implements Frontier {
     this.renewal.unref();
   }
 
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return storeCall(work);
   }
 
   private cmd(name: string, keys: string[], args: (string | number)[]): Promise<unknown> {

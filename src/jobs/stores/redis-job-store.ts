@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { AppError } from '../../errors.js';
+import { DEFAULT_TENANT } from '../../tenants/tenant.js';
 import { JOB_KINDS } from './job-store.js';
 import type {
   DocumentPage,
@@ -9,9 +9,13 @@ import type {
   JobState,
   JobStore,
   NewJob,
+  OwnerFilter,
   RecentFilter,
 } from './job-store.js';
-import { storeError } from './sqlite.js';
+import { storeCall } from './sqlite.js';
+
+/** The key of a job's hash, before its id (RedisJobPlaces reads its `state`). */
+export const JOB_KEY_PREFIX = 'pw:job:';
 
 /**
  * Keys of one job (prefix `pw:`): the job hash, its documents (a list, in production order, with a set of
@@ -19,7 +23,7 @@ import { storeError } from './sqlite.js';
  * them. When a job ends, every key of it gets the job's expiry, so Redis itself drops what it stored.
  */
 const k = {
-  job: (id: string) => `pw:job:${id}`,
+  job: (id: string) => `${JOB_KEY_PREFIX}${id}`,
   docs: (id: string) => `pw:job:${id}:docs`,
   docUrls: (id: string) => `pw:job:${id}:docurls`,
   errors: (id: string) => `pw:job:${id}:errors`,
@@ -32,7 +36,23 @@ const k = {
   listed: 'pw:jobs:listed',
   /** The same, for one kind of job (the agent list and its threads). */
   listedOfKind: (kind: string) => `pw:jobs:listed:${kind}`,
+  /** The same, for one owner: what a tenant's lists read. */
+  listedBy: (owner: string) => `pw:jobs:owner:${owner}:listed`,
+  listedByOfKind: (owner: string, kind: string) => `pw:jobs:owner:${owner}:listed:${kind}`,
+  /** The owner of each listed job, so that a purge finds its owner's lists once the job's hash expired. */
+  ownerOf: 'pw:jobs:owner-of',
+  /** Set once every listed job stored without its owner's lists holding it has been added there. */
+  ownersIndexed: 'pw:jobs:owners-indexed',
 };
+
+/** Ids read per step while the lists of jobs stored without an owner are built. */
+const CHUNK = 500;
+
+/** The owner of a job stored without one: an agent run kept its caller in its request; others are `default`'s. */
+function legacyOwner(kind: string | undefined, request: unknown): string {
+  const owner = kind === 'agent' ? (request as { owner?: unknown } | null)?.owner : undefined;
+  return typeof owner === 'string' && owner !== '' ? owner : DEFAULT_TENANT;
+}
 
 const jobKeys = (id: string): string[] => [
   k.job(id),
@@ -69,11 +89,13 @@ redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
 return 1`;
 
 function toJob(h: Record<string, string>): JobRecord {
+  const request = JSON.parse(h.request!) as unknown;
   return {
     id: h.id!,
     kind: h.kind as JobRecord['kind'],
+    owner: h.owner || legacyOwner(h.kind, request),
     state: h.state as JobState,
-    request: JSON.parse(h.request!) as unknown,
+    request,
     listed: h.listed === '1',
     total: Number(h.total),
     completed: Number(h.completed),
@@ -88,6 +110,8 @@ function toJob(h: Record<string, string>): JobRecord {
 
 /** The JobStore on Redis (REDIS_URL): shared by every API and worker process. */
 export class RedisJobStore implements JobStore {
+  private ownersIndexed: Promise<void> | null = null;
+
   constructor(
     private readonly redis: Redis,
     private readonly ttlMs: number,
@@ -97,12 +121,8 @@ export class RedisJobStore implements JobStore {
   }
 
   /** Every failure of Redis reaches callers as the store's 503 with the reason. */
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return storeCall(work);
   }
 
   private cmd(name: string, ...args: (string | number)[]): Promise<unknown> {
@@ -116,6 +136,7 @@ export class RedisJobStore implements JobStore {
     const fields = {
       id: job.id,
       kind: job.kind,
+      owner: job.owner,
       state: 'scraping',
       request: JSON.stringify(job.request),
       listed: job.listed ? '1' : '0',
@@ -131,8 +152,13 @@ export class RedisJobStore implements JobStore {
     };
     return this.call(async () => {
       const multi = this.redis.multi().hset(k.job(job.id), fields).sadd(k.running, job.id);
-      if (job.listed)
+      if (job.listed) {
         multi.sadd(k.active, job.id).zadd(k.listed, now, job.id).zadd(k.listedOfKind(job.kind), now, job.id);
+        multi
+          .zadd(k.listedBy(job.owner), now, job.id)
+          .zadd(k.listedByOfKind(job.owner, job.kind), now, job.id);
+        multi.hset(k.ownerOf, job.id, job.owner);
+      }
       await multi.exec();
       return toJob(fields);
     });
@@ -145,32 +171,69 @@ export class RedisJobStore implements JobStore {
     });
   }
 
-  active(): Promise<JobRecord[]> {
+  active(filter: OwnerFilter = {}): Promise<JobRecord[]> {
     return this.call(async () => {
       const ids = await this.redis.smembers(k.active);
       const jobs = await Promise.all(ids.map((id) => this.get(id)));
       return jobs
-        .filter((j): j is JobRecord => j !== null && j.state === 'scraping')
+        .filter(
+          (j): j is JobRecord =>
+            j !== null && j.state === 'scraping' && (filter.owner === undefined || j.owner === filter.owner),
+        )
         .sort((a, b) => a.createdAt - b.createdAt);
     });
   }
 
+  /** Newest first from the list the filter names; ids of jobs gone (expired) are dropped and the page refilled. */
   recent(limit: number, filter: RecentFilter = {}): Promise<JobRecord[]> {
     return this.call(async () => {
-      const key = filter.kind === undefined ? k.listed : k.listedOfKind(filter.kind);
-      const ids = await this.redis.zrevrangebyscore(
-        key,
-        filter.before === undefined ? '+inf' : `(${filter.before}`,
-        '-inf',
-        'LIMIT',
-        0,
-        limit,
-      );
-      const jobs = await Promise.all(ids.map((id) => this.get(id)));
-      const gone = ids.filter((_, i) => jobs[i] === null);
-      if (gone.length > 0) await this.redis.zrem(key, ...gone);
-      return jobs.filter((j): j is JobRecord => j !== null);
+      const { owner, kind } = filter;
+      if (owner !== undefined) await this.indexOwners();
+      const key =
+        owner === undefined
+          ? kind === undefined
+            ? k.listed
+            : k.listedOfKind(kind)
+          : kind === undefined
+            ? k.listedBy(owner)
+            : k.listedByOfKind(owner, kind);
+      const max = filter.before === undefined ? '+inf' : `(${filter.before}`;
+      for (;;) {
+        const ids = await this.redis.zrevrangebyscore(key, max, '-inf', 'LIMIT', 0, limit);
+        const jobs = await Promise.all(ids.map((id) => this.get(id)));
+        const gone = ids.filter((_, i) => jobs[i] === null);
+        if (gone.length === 0) return jobs as JobRecord[];
+        await this.redis.zrem(key, ...gone);
+      }
     });
+  }
+
+  /**
+   * Adds every listed job to its owner's lists, once per store: those stored without an owner are missing
+   * there (what a fleet stored before owners existed). Safe to run in several processes at once.
+   */
+  private indexOwners(): Promise<void> {
+    this.ownersIndexed ??= (async () => {
+      if ((await this.redis.exists(k.ownersIndexed)) === 1) return;
+      for (let at = 0; ; at += CHUNK) {
+        const listed = await this.redis.zrange(k.listed, at, at + CHUNK - 1, 'WITHSCORES');
+        if (listed.length === 0) break;
+        const ids = listed.filter((_, i) => i % 2 === 0);
+        const jobs = await Promise.all(ids.map((id) => this.get(id)));
+        const multi = this.redis.multi();
+        for (const [i, job] of jobs.entries()) {
+          if (!job) continue;
+          const score = listed[2 * i + 1]!;
+          multi.zadd(k.listedBy(job.owner), score, job.id);
+          multi.zadd(k.listedByOfKind(job.owner, job.kind), score, job.id);
+          multi.hset(k.ownerOf, job.id, job.owner);
+        }
+        await multi.exec();
+      }
+      await this.redis.set(k.ownersIndexed, '1');
+    })();
+    this.ownersIndexed.catch(() => (this.ownersIndexed = null));
+    return this.ownersIndexed;
   }
 
   setTotal(id: string, total: number): Promise<void> {
@@ -302,10 +365,16 @@ export class RedisJobStore implements JobStore {
     return this.call(async () => {
       const ids = await this.redis.zrangebyscore(k.ended, '-inf', now, 'LIMIT', 0, 1000);
       for (const id of ids) {
+        const owner = await this.redis.hget(k.ownerOf, id);
         await this.redis.del(...jobKeys(id));
         await this.redis.zrem(k.ended, id);
         await this.redis.zrem(k.listed, id);
         for (const kind of JOB_KINDS) await this.redis.zrem(k.listedOfKind(kind), id);
+        if (owner !== null) {
+          await this.redis.zrem(k.listedBy(owner), id);
+          for (const kind of JOB_KINDS) await this.redis.zrem(k.listedByOfKind(owner, kind), id);
+          await this.redis.hdel(k.ownerOf, id);
+        }
       }
       return ids.length;
     });

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../errors.js';
 import type { PageStore, StoredPage } from './page-store.js';
-import { storeError } from './sqlite.js';
+import { storeCall } from './sqlite.js';
 
 /** The page store in Redis (`pw:page:<key>`), shared by the fleet; Redis expires entries after `ttlMs`. */
 export class RedisPageStore implements PageStore {
@@ -10,12 +9,8 @@ export class RedisPageStore implements PageStore {
     private readonly ttlMs: number,
   ) {}
 
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return storeCall(work);
   }
 
   get(key: string): Promise<StoredPage | null> {

@@ -6,6 +6,7 @@ import type {
   JobState,
   JobStore,
   NewJob,
+  OwnerFilter,
   RecentFilter,
 } from './job-store.js';
 import { AppError } from '../../errors.js';
@@ -15,7 +16,7 @@ import { prepare, storeError } from './sqlite.js';
 type Row = unknown[];
 
 const JOB_COLUMNS =
-  'id, kind, state, request, listed, total, completed, error, result, created_at, updated_at, expires_at, interruptions';
+  'id, kind, state, request, listed, total, completed, error, result, created_at, updated_at, expires_at, interruptions, owner';
 
 function toJob(row: Row): JobRecord {
   const [
@@ -32,10 +33,12 @@ function toJob(row: Row): JobRecord {
     updated,
     expires,
     inter,
+    owner,
   ] = row;
   return {
     id: id as string,
     kind: kind as JobRecord['kind'],
+    owner: owner as string,
     state: state as JobState,
     request: JSON.parse(request as string) as unknown,
     listed: listed === 1,
@@ -61,17 +64,27 @@ export class SqliteJobStore implements JobStore {
     const p = (source: string) => prepare(sql, source);
     this.q = {
       insert: p(
-        `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (?, ?, 'scraping', ?, ?, ?, 0, NULL, NULL, ?, ?, ?, 0)`,
+        `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (?, ?, 'scraping', ?, ?, ?, 0, NULL, NULL, ?, ?, ?, 0, ?)`,
       ),
       get: p(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`),
       active: p(
         `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'scraping' AND listed = 1 ORDER BY created_at`,
       ),
+      activeOf: p(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE state = 'scraping' AND listed = 1 AND owner = ? ORDER BY created_at`,
+      ),
+      // One statement per filter (owner, kind or both): each can use its index.
       recent: p(
         `SELECT ${JOB_COLUMNS} FROM jobs WHERE listed = 1 AND created_at < ? ORDER BY created_at DESC LIMIT ?`,
       ),
       recentOfKind: p(
         `SELECT ${JOB_COLUMNS} FROM jobs WHERE listed = 1 AND kind = ? AND created_at < ? ORDER BY created_at DESC LIMIT ?`,
+      ),
+      recentOf: p(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE owner = ? AND listed = 1 AND created_at < ? ORDER BY created_at DESC LIMIT ?`,
+      ),
+      recentOfOwnerKind: p(
+        `SELECT ${JOB_COLUMNS} FROM jobs WHERE owner = ? AND listed = 1 AND kind = ? AND created_at < ? ORDER BY created_at DESC LIMIT ?`,
       ),
       setTotal: p('UPDATE jobs SET total = max(?, completed), updated_at = ? WHERE id = ?'),
       addDoc: p(
@@ -138,6 +151,7 @@ export class SqliteJobStore implements JobStore {
         now,
         now,
         now + this.ttlMs,
+        job.owner,
       );
       return toJob(this.q.get.get(job.id) as Row);
     });
@@ -150,17 +164,28 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  active(): Promise<JobRecord[]> {
-    return this.read(() => (this.q.active.all() as Row[]).map(toJob));
+  active(filter: OwnerFilter = {}): Promise<JobRecord[]> {
+    return this.read(() =>
+      (filter.owner === undefined
+        ? (this.q.active.all() as Row[])
+        : (this.q.activeOf.all(filter.owner) as Row[])
+      ).map(toJob),
+    );
   }
 
   recent(limit: number, filter: RecentFilter = {}): Promise<JobRecord[]> {
     const before = filter.before ?? Number.MAX_SAFE_INTEGER;
+    const { owner, kind } = filter;
+    const q = this.q;
     return this.read(() =>
-      (filter.kind === undefined
-        ? (this.q.recent.all(before, limit) as Row[])
-        : (this.q.recentOfKind.all(filter.kind, before, limit) as Row[])
-      ).map(toJob),
+      (owner === undefined
+        ? kind === undefined
+          ? q.recent.all(before, limit)
+          : q.recentOfKind.all(kind, before, limit)
+        : kind === undefined
+          ? q.recentOf.all(owner, before, limit)
+          : q.recentOfOwnerKind.all(owner, kind, before, limit)
+      ).map((row) => toJob(row as Row)),
     );
   }
 

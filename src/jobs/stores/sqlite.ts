@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   updated_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
   interruptions INTEGER NOT NULL DEFAULT 0,
-  suspended INTEGER NOT NULL DEFAULT 0
+  suspended INTEGER NOT NULL DEFAULT 0,
+  owner TEXT NOT NULL DEFAULT 'default'
 );
 CREATE INDEX IF NOT EXISTS jobs_by_state ON jobs (state);
 CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs (expires_at);
@@ -69,13 +70,15 @@ CREATE TABLE IF NOT EXISTS pages (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS pages_by_age ON pages (at);
 CREATE TABLE IF NOT EXISTS profiles (
-  name TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  name TEXT NOT NULL,
   body TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
   cookies INTEGER NOT NULL,
-  domains TEXT NOT NULL
+  domains TEXT NOT NULL,
+  PRIMARY KEY (owner, name)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS browser_sessions (
   id TEXT PRIMARY KEY,
@@ -144,28 +147,81 @@ CREATE TABLE IF NOT EXISTS monitor_snapshots (
   at INTEGER NOT NULL,
   PRIMARY KEY (monitor_id, key)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS usage_days (
+  day TEXT NOT NULL,
+  tenant TEXT NOT NULL,
+  pages INTEGER NOT NULL DEFAULT 0,
+  browser_ms INTEGER NOT NULL DEFAULT 0,
+  documents INTEGER NOT NULL DEFAULT 0,
+  llm_tokens INTEGER NOT NULL DEFAULT 0,
+  credits INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (day, tenant)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS usage_days_by_tenant ON usage_days (tenant, day);
 `;
 
 /**
  * Columns added since the first schema, with the declaration they get on a file made before them: the SCHEMA
- * above creates them in a new file, and `addColumns` adds them to an older one (ALTER TABLE keeps its rows).
+ * above creates them in a new file, and `addColumns` adds them to an older one (ALTER TABLE keeps its rows),
+ * then runs the column's `backfill`, if any, once.
  */
-const ADDED_COLUMNS: [table: string, column: string, declaration: string][] = [
+const ADDED_COLUMNS: [table: string, column: string, declaration: string, backfill?: string][] = [
   ['job_errors', 'attempts', 'INTEGER NOT NULL DEFAULT 1'],
   ['frontier', 'attempts', 'INTEGER NOT NULL DEFAULT 0'],
   ['frontier', 'due', 'INTEGER NOT NULL DEFAULT 0'],
   // A monitor stored without an owner belongs to the caller of a service without API_KEYS.
   ['monitors', 'owner', "TEXT NOT NULL DEFAULT 'default'"],
+  // A job stored without an owner is `default`'s, but an agent run kept its caller in its request.
+  [
+    'jobs',
+    'owner',
+    "TEXT NOT NULL DEFAULT 'default'",
+    "UPDATE jobs SET owner = json_extract(request, '$.owner') WHERE kind = 'agent' AND json_type(request, '$.owner') = 'text'",
+  ],
 ];
 
 /** Indexes on added columns: created once `addColumns` made the columns exist in an older file. */
-const ADDED_INDEXES = ['CREATE INDEX IF NOT EXISTS monitors_by_owner ON monitors (owner)'];
+const ADDED_INDEXES = [
+  'CREATE INDEX IF NOT EXISTS monitors_by_owner ON monitors (owner)',
+  'CREATE INDEX IF NOT EXISTS monitors_by_owner_creation ON monitors (owner, created_at, id)',
+  'CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs (owner, listed, created_at)',
+];
+
+/**
+ * Profiles are keyed by (owner, name) since tenants: a file made before has `profiles` keyed by name alone,
+ * which no ALTER TABLE can re-key. Its rows move to a table of the new shape, owned by `default`.
+ */
+function rekeyProfiles(db: DatabaseSync): void {
+  const columns = db.prepare("SELECT name FROM pragma_table_info('profiles')").all() as { name: string }[];
+  if (columns.some((c) => c.name === 'owner')) return;
+  const kept = 'name, body, created_at, updated_at, expires_at, cookies, domains';
+  db.exec('BEGIN');
+  try {
+    db.exec('ALTER TABLE profiles RENAME TO profiles_without_owner');
+    db.exec(SCHEMA); // creates `profiles` in its current shape
+    db.exec(`INSERT INTO profiles (owner, ${kept}) SELECT 'default', ${kept} FROM profiles_without_owner`);
+    db.exec('DROP TABLE profiles_without_owner');
+    db.exec('COMMIT');
+  } catch (err) {
+    db.exec('ROLLBACK');
+    throw err;
+  }
+}
 
 function addColumns(db: DatabaseSync): void {
-  for (const [table, column, declaration] of ADDED_COLUMNS) {
+  for (const [table, column, declaration, backfill] of ADDED_COLUMNS) {
     const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[];
     if (!columns.some((c) => c.name === column)) {
-      db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+      // One transaction: a column is never there without its backfill.
+      db.exec('BEGIN');
+      try {
+        db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${declaration}`);
+        if (backfill) db.exec(backfill);
+        db.exec('COMMIT');
+      } catch (err) {
+        db.exec('ROLLBACK');
+        throw err;
+      }
     }
   }
   for (const index of ADDED_INDEXES) db.exec(index);
@@ -202,6 +258,15 @@ export function storeError(err: unknown): StoreUnavailableError {
   return new StoreUnavailableError(`Job store unavailable: ${message}`, { cause: err });
 }
 
+/** Runs a store's work: a failure that is not already an AppError becomes storeError's 503. */
+export async function storeCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    throw err instanceof AppError ? err : storeError(err);
+  }
+}
+
 /**
  * One SQLite file (WAL, synchronous=NORMAL: a commit survives a crash of this process, which is the failure
  * the job engine must survive). Writes made in one event-loop turn share one transaction (group commit):
@@ -235,6 +300,7 @@ export class SqliteDb {
       db.exec('PRAGMA wal_autocheckpoint = 10000');
       db.exec(SCHEMA);
       addColumns(db);
+      rekeyProfiles(db);
       db.prepare('SELECT count(*) FROM jobs').get(); // a corrupt file fails here, not later
       return new SqliteDb(db, lock);
     } catch (err) {

@@ -1,5 +1,6 @@
 import type { BrowserState } from '../../../engines/cookie-jar.js';
 import { ContentTooLargeError, StoreUnavailableError } from '../../../errors.js';
+import { DEFAULT_TENANT } from '../../../tenants/tenant.js';
 import { ProfileSeal } from './profile-seal.js';
 
 /**
@@ -10,6 +11,8 @@ export const MAX_PROFILE_BYTES = 1024 * 1024;
 
 /** A profile as an adapter stores it: the state (JSON, sealed with PROFILE_SECRET) and what lists show. */
 export interface ProfileRecord {
+  /** The tenant that saved it; a name is unique within its tenant (two tenants may each have `shop`). */
+  owner: string;
   name: string;
   /** The BrowserState as JSON; AES-256-GCM sealed when PROFILE_SECRET is set (profile-seal.ts). */
   body: string;
@@ -22,20 +25,26 @@ export interface ProfileRecord {
 }
 
 /**
- * Named browser states (cookies and local storage) beside the jobs: the SQLite file, Redis, or memory. Contract
- * (one suite runs against each adapter, through `Profiles`):
- * - `put` replaces what the name held; `get` answers the newest `put`, or null;
- * - `list` answers every record held, in name order (expired ones may still be there until `purge`);
+ * Named browser states (cookies and local storage) beside the jobs: the SQLite file, Redis, or memory, keyed by
+ * (owner, name). Contract (one suite runs against each adapter, through `Profiles`):
+ * - `put` replaces what (owner, name) held; `get` answers the newest `put`, or null;
+ * - `list(owner)` answers that tenant's records, `list(null)` every tenant's, in (name, owner) order (expired
+ *   ones may still be there until `purge`);
  * - `delete` answers whether there was one; `purge(now)` drops records whose `expiresAt` is past (Redis lets
- *   them expire on its own).
+ *   them expire on its own);
+ * - a record stored before profiles had owners is `default`'s.
  */
 export interface ProfileStore {
-  get(name: string): Promise<ProfileRecord | null>;
+  get(owner: string, name: string): Promise<ProfileRecord | null>;
   put(record: ProfileRecord): Promise<void>;
-  list(): Promise<ProfileRecord[]>;
-  delete(name: string): Promise<boolean>;
+  list(owner: string | null): Promise<ProfileRecord[]>;
+  delete(owner: string, name: string): Promise<boolean>;
   purge(now: number): Promise<number>;
 }
+
+/** The order every adapter lists profiles in: by name, then by owner. */
+export const byNameThenOwner = (a: ProfileRecord, b: ProfileRecord): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : 0;
 
 /**
  * The profiles of a process whose job store could not be opened (DATA_DIR held by another process, or
@@ -72,31 +81,37 @@ export class UnavailableProfileStore implements ProfileStore {
 
 /** A process's own profiles (tests). */
 export class MemoryProfileStore implements ProfileStore {
-  private readonly records = new Map<string, ProfileRecord>();
+  /** By owner, then name. */
+  private readonly records = new Map<string, Map<string, ProfileRecord>>();
 
-  get(name: string): Promise<ProfileRecord | null> {
-    return Promise.resolve(this.records.get(name) ?? null);
+  get(owner: string, name: string): Promise<ProfileRecord | null> {
+    return Promise.resolve(this.records.get(owner)?.get(name) ?? null);
   }
 
   put(record: ProfileRecord): Promise<void> {
-    this.records.set(record.name, record);
+    const owned = this.records.get(record.owner) ?? new Map<string, ProfileRecord>();
+    owned.set(record.name, record);
+    this.records.set(record.owner, owned);
     return Promise.resolve();
   }
 
-  list(): Promise<ProfileRecord[]> {
-    return Promise.resolve([...this.records.values()].sort((a, b) => a.name.localeCompare(b.name)));
+  list(owner: string | null): Promise<ProfileRecord[]> {
+    const owned = owner === null ? [...this.records.values()] : [this.records.get(owner) ?? new Map()];
+    return Promise.resolve(owned.flatMap((m) => [...m.values()]).sort(byNameThenOwner));
   }
 
-  delete(name: string): Promise<boolean> {
-    return Promise.resolve(this.records.delete(name));
+  delete(owner: string, name: string): Promise<boolean> {
+    return Promise.resolve(this.records.get(owner)?.delete(name) ?? false);
   }
 
   purge(now: number): Promise<number> {
     let dropped = 0;
-    for (const [name, record] of this.records) {
-      if (record.expiresAt > now) continue;
-      this.records.delete(name);
-      dropped++;
+    for (const owned of this.records.values()) {
+      for (const [name, record] of owned) {
+        if (record.expiresAt > now) continue;
+        owned.delete(name);
+        dropped++;
+      }
     }
     return Promise.resolve(dropped);
   }
@@ -105,6 +120,8 @@ export class MemoryProfileStore implements ProfileStore {
 /** What the routes and the CLI show of a profile: never a cookie's value. */
 export interface ProfileSummary {
   name: string;
+  /** The tenant it belongs to. */
+  tenant: string;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;
@@ -118,6 +135,7 @@ function summaryOf(r: ProfileRecord): ProfileSummary {
   const { name, cookies, domains } = r;
   return {
     name,
+    tenant: r.owner,
     createdAt: iso(r.createdAt),
     updatedAt: iso(r.updatedAt),
     expiresAt: iso(r.expiresAt),
@@ -127,8 +145,17 @@ function summaryOf(r: ProfileRecord): ProfileSummary {
 }
 
 /**
+ * What a sealed profile is bound to (the seal's associated data): its owner and name, so that a sealed state
+ * copied under another tenant or name does not open. `default`'s is the name alone, as profiles were sealed
+ * before they had owners.
+ */
+const sealedAs = (owner: string, name: string): string =>
+  owner === DEFAULT_TENANT ? name : `${owner}:${name}`;
+
+/**
  * The profiles of this service over one ProfileStore: sealing (PROFILE_SECRET) and expiry (PROFILE_TTL_DAYS
- * after the last save; an expired profile is absent everywhere, and purged later).
+ * after the last save; an expired profile is absent everywhere, and purged later). Every profile is a tenant's
+ * (`owner`): a name is looked up, saved and deleted within one tenant only.
  */
 export class Profiles {
   private readonly seal: ProfileSeal;
@@ -140,30 +167,31 @@ export class Profiles {
     this.seal = new ProfileSeal(options.secret);
   }
 
-  private async live(name: string, now: number): Promise<ProfileRecord | null> {
-    const record = await this.store.get(name);
+  private async live(owner: string, name: string, now: number): Promise<ProfileRecord | null> {
+    const record = await this.store.get(owner, name);
     return record && record.expiresAt > now ? record : null;
   }
 
-  /** The stored state, or null when there is none (or it expired). */
-  async state(name: string, now = Date.now()): Promise<BrowserState | null> {
-    const record = await this.live(name, now);
-    return record ? (JSON.parse(this.seal.open(name, record.body)) as BrowserState) : null;
+  /** The stored state of `owner`'s profile `name`, or null when there is none (or it expired). */
+  async state(owner: string, name: string, now = Date.now()): Promise<BrowserState | null> {
+    const record = await this.live(owner, name, now);
+    return record ? (JSON.parse(this.seal.open(sealedAs(owner, name), record.body)) as BrowserState) : null;
   }
 
-  /** Stores `state` under `name` (created, or replaced keeping its creation time); its expiry starts again. */
-  async save(name: string, state: BrowserState, now = Date.now()): Promise<ProfileSummary> {
+  /** Stores `state` as `owner`'s `name` (created, or replaced keeping its creation time); its expiry starts again. */
+  async save(owner: string, name: string, state: BrowserState, now = Date.now()): Promise<ProfileSummary> {
     const json = JSON.stringify(state);
     if (Buffer.byteLength(json) > MAX_PROFILE_BYTES) {
       throw new ContentTooLargeError(
         `profile '${name}' not saved: its state (cookies and local storage) is ${Buffer.byteLength(json)} bytes, over ${MAX_PROFILE_BYTES}`,
       );
     }
-    const before = await this.live(name, now);
+    const before = await this.live(owner, name, now);
     const domains = [...new Set(state.cookies.map((c) => c.domain.replace(/^\./, '')))].sort();
     const record: ProfileRecord = {
+      owner,
       name,
-      body: this.seal.seal(name, json),
+      body: this.seal.seal(sealedAs(owner, name), json),
       createdAt: before?.createdAt ?? now,
       updatedAt: now,
       expiresAt: now + this.options.ttlMs,
@@ -174,19 +202,20 @@ export class Profiles {
     return summaryOf(record);
   }
 
-  async summary(name: string, now = Date.now()): Promise<ProfileSummary | null> {
-    const record = await this.live(name, now);
+  async summary(owner: string, name: string, now = Date.now()): Promise<ProfileSummary | null> {
+    const record = await this.live(owner, name, now);
     return record ? summaryOf(record) : null;
   }
 
-  async list(now = Date.now()): Promise<ProfileSummary[]> {
-    return (await this.store.list()).filter((r) => r.expiresAt > now).map(summaryOf);
+  /** `owner`'s live profiles; every tenant's with null. */
+  async list(owner: string | null, now = Date.now()): Promise<ProfileSummary[]> {
+    return (await this.store.list(owner)).filter((r) => r.expiresAt > now).map(summaryOf);
   }
 
   /** Whether a (live) profile was there. */
-  async delete(name: string, now = Date.now()): Promise<boolean> {
-    const existed = (await this.live(name, now)) !== null;
-    await this.store.delete(name);
+  async delete(owner: string, name: string, now = Date.now()): Promise<boolean> {
+    const existed = (await this.live(owner, name, now)) !== null;
+    await this.store.delete(owner, name);
     return existed;
   }
 

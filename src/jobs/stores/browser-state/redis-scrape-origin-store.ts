@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../../errors.js';
 import type { ScrapeOrigin, ScrapeOriginStore } from './scrape-origin-store.js';
-import { storeError } from '../sqlite.js';
+import { storeCall } from '../sqlite.js';
 
 const keyOf = (scrapeId: string): string => `pw:scrape-origin:${scrapeId}`;
 
@@ -9,12 +8,8 @@ const keyOf = (scrapeId: string): string => `pw:scrape-origin:${scrapeId}`;
 export class RedisScrapeOriginStore implements ScrapeOriginStore {
   constructor(private readonly redis: Redis) {}
 
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return storeCall(work);
   }
 
   get(scrapeId: string): Promise<ScrapeOrigin | null> {

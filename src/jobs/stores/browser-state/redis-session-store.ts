@@ -1,8 +1,7 @@
 import type { Redis } from 'ioredis';
-import { AppError } from '../../../errors.js';
 import { byNewest } from './session-store.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
-import { storeError } from '../sqlite.js';
+import { storeCall } from '../sqlite.js';
 
 const IDS = 'pw:browser-sessions';
 const keyOf = (id: string): string => `pw:browser-session:${id}`;
@@ -14,12 +13,8 @@ const keyOf = (id: string): string => `pw:browser-session:${id}`;
 export class RedisSessionStore implements SessionStore {
   constructor(private readonly redis: Redis) {}
 
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return storeCall(work);
   }
 
   get(id: string): Promise<SessionRecord | null> {

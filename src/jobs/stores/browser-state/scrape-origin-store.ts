@@ -6,6 +6,11 @@
 export interface ScrapeOrigin {
   /** The scrape's `metadata.scrapeId`. */
   scrapeId: string;
+  /**
+   * The tenant that scraped it: the only one (with operators) that can reopen it; the page's profile is its.
+   * Absent on records written before tenants: `default`'s.
+   */
+  owner?: string;
   url: string;
   options: ReopenOptions;
   createdAt: number;

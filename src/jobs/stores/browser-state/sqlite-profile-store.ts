@@ -2,40 +2,42 @@ import type { ProfileRecord, ProfileStore } from './profile-store.js';
 import { prepare } from '../sqlite.js';
 import type { SqliteDb } from '../sqlite.js';
 
-type Row = [string, string, number, number, number, number, string];
+type Row = [string, string, string, number, number, number, number, string];
 
-const COLUMNS = 'name, body, created_at, updated_at, expires_at, cookies, domains';
+const COLUMNS = 'owner, name, body, created_at, updated_at, expires_at, cookies, domains';
 
 function recordOf(row: Row): ProfileRecord {
   return {
-    name: row[0],
-    body: row[1],
-    createdAt: Number(row[2]),
-    updatedAt: Number(row[3]),
-    expiresAt: Number(row[4]),
-    cookies: Number(row[5]),
-    domains: JSON.parse(row[6]) as string[],
+    owner: row[0],
+    name: row[1],
+    body: row[2],
+    createdAt: Number(row[3]),
+    updatedAt: Number(row[4]),
+    expiresAt: Number(row[5]),
+    cookies: Number(row[6]),
+    domains: JSON.parse(row[7]) as string[],
   };
 }
 
-/** The profile store in the embedded SQLite file (table `profiles`). */
+/** The profile store in the embedded SQLite file (table `profiles`, keyed by owner and name). */
 export class SqliteProfileStore implements ProfileStore {
   private readonly q;
 
   constructor(private readonly sql: SqliteDb) {
     const p = (source: string) => prepare(sql, source);
     this.q = {
-      get: p(`SELECT ${COLUMNS} FROM profiles WHERE name = ?`),
-      put: p(`INSERT OR REPLACE INTO profiles (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
-      list: p(`SELECT ${COLUMNS} FROM profiles ORDER BY name`),
-      delete: p('DELETE FROM profiles WHERE name = ?'),
+      get: p(`SELECT ${COLUMNS} FROM profiles WHERE owner = ? AND name = ?`),
+      put: p(`INSERT OR REPLACE INTO profiles (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+      list: p(`SELECT ${COLUMNS} FROM profiles ORDER BY name, owner`),
+      listOf: p(`SELECT ${COLUMNS} FROM profiles WHERE owner = ? ORDER BY name`),
+      delete: p('DELETE FROM profiles WHERE owner = ? AND name = ?'),
       purge: p('DELETE FROM profiles WHERE expires_at <= ?'),
     };
   }
 
-  get(name: string): Promise<ProfileRecord | null> {
+  get(owner: string, name: string): Promise<ProfileRecord | null> {
     try {
-      const row = this.sql.read(() => this.q.get.get(name) as Row | undefined);
+      const row = this.sql.read(() => this.q.get.get(owner, name) as Row | undefined);
       return Promise.resolve(row ? recordOf(row) : null);
     } catch (err) {
       return Promise.reject(err);
@@ -46,6 +48,7 @@ export class SqliteProfileStore implements ProfileStore {
     return this.sql.write(
       () =>
         void this.q.put.run(
+          r.owner,
           r.name,
           r.body,
           r.createdAt,
@@ -57,16 +60,17 @@ export class SqliteProfileStore implements ProfileStore {
     );
   }
 
-  list(): Promise<ProfileRecord[]> {
+  list(owner: string | null): Promise<ProfileRecord[]> {
     try {
-      return Promise.resolve(this.sql.read(() => (this.q.list.all() as Row[]).map(recordOf)));
+      const rows = this.sql.read(() => (owner === null ? this.q.list.all() : this.q.listOf.all(owner)));
+      return Promise.resolve((rows as Row[]).map(recordOf));
     } catch (err) {
       return Promise.reject(err);
     }
   }
 
-  delete(name: string): Promise<boolean> {
-    return this.sql.write(() => this.q.delete.run(name).changes > 0);
+  delete(owner: string, name: string): Promise<boolean> {
+    return this.sql.write(() => this.q.delete.run(owner, name).changes > 0);
   }
 
   purge(now: number): Promise<number> {

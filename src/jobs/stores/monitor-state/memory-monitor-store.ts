@@ -37,8 +37,14 @@ export class MemoryMonitorStore implements MonitorStore {
     return Promise.resolve();
   }
 
-  list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }> {
-    const all = [...this.monitors.values()].sort(byCreation);
+  list(
+    owner: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<{ monitors: MonitorRecord[]; total: number }> {
+    const all = [...this.monitors.values()]
+      .filter((m) => owner === null || m.owner === owner)
+      .sort(byCreation);
     const monitors = all.slice(offset, offset + limit).map((m) => structuredClone(m));
     return Promise.resolve({ monitors, total: all.length });
   }

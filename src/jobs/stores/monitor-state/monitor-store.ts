@@ -79,8 +79,9 @@ export interface Snapshot {
 /**
  * Monitors, their checks and the pages' retained versions: in the SQLite file, Redis or memory (one contract
  * suite runs against each adapter). Contract:
- * - `put` replaces the monitor with that id (create and update); `get` answers the newest `put` or null; `list`
- *   answers monitors oldest first from `offset`, at most `limit`, with the total.
+ * - `put` replaces the monitor with that id (create and update); `get` answers the newest `put` or null;
+ *   `list(owner)` answers that owner's monitors (every owner's with null) oldest first from `offset`, at most
+ *   `limit`, with the total of that selection.
  * - `delete` removes the monitor with its checks, their pages and its snapshots; false when it did not exist
  *   (checks, pages and snapshots written under its id after all are removed all the same).
  * - `count(owner)`: how many monitors `owner` holds now (a monitor stored without an owner is `default`'s).
@@ -99,7 +100,11 @@ export interface Snapshot {
 export interface MonitorStore {
   get(id: string): Promise<MonitorRecord | null>;
   put(monitor: MonitorRecord): Promise<void>;
-  list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }>;
+  list(
+    owner: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<{ monitors: MonitorRecord[]; total: number }>;
   count(owner: string): Promise<number>;
   delete(id: string): Promise<boolean>;
   due(now: number): Promise<MonitorRecord[]>;

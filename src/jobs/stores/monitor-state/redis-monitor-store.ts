@@ -1,5 +1,4 @@
 import type { ChainableCommander, Redis } from 'ioredis';
-import { AppError } from '../../../errors.js';
 import type {
   CheckPage,
   CheckRecord,
@@ -9,7 +8,7 @@ import type {
   PageStatus,
   Snapshot,
 } from './monitor-store.js';
-import { storeError } from '../sqlite.js';
+import { storeCall } from '../sqlite.js';
 
 const CHECK_STATUSES: readonly CheckStatus[] = [
   'queued',
@@ -121,12 +120,8 @@ export class RedisMonitorStore implements MonitorStore {
   }
 
   /** Every failure of Redis reaches callers as the store's 503 with the reason. */
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      throw err instanceof AppError ? err : storeError(err);
-    }
+  private call<T>(work: () => Promise<T>): Promise<T> {
+    return storeCall(work);
   }
 
   private cmd(name: string, ...args: string[]): Promise<unknown> {
@@ -163,11 +158,38 @@ export class RedisMonitorStore implements MonitorStore {
     });
   }
 
-  list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }> {
+  list(
+    owner: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<{ monitors: MonitorRecord[]; total: number }> {
     return this.call(async () => {
+      if (owner !== null) return this.listOf(owner, offset, limit);
       const ids = limit > 0 ? await this.redis.zrange(k.all, offset, offset + limit - 1) : [];
       return { monitors: await this.monitors(ids), total: await this.redis.zcard(k.all) };
     });
+  }
+
+  /**
+   * One owner's monitors in creation order: its set's members ordered by their place in `pw:monitors` (a
+   * tenant holds at most its MAX_MONITORS_PER_TENANT, so reading all of its ids stays bounded).
+   */
+  private async listOf(
+    owner: string,
+    offset: number,
+    limit: number,
+  ): Promise<{ monitors: MonitorRecord[]; total: number }> {
+    await this.indexOwners();
+    const ids = await this.redis.smembers(k.owned(owner));
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.zscore(k.all, id);
+    const scores = await run(pipeline);
+    const held = ids
+      .map((id, i) => ({ id, at: scores[i] === null ? null : Number(scores[i]) }))
+      .filter((m): m is { id: string; at: number } => m.at !== null)
+      .sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const page = held.slice(offset, offset + Math.max(0, limit)).map((m) => m.id);
+    return { monitors: await this.monitors(page), total: held.length };
   }
 
   /**

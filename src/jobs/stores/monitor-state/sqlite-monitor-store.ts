@@ -104,6 +104,9 @@ export class SqliteMonitorStore implements MonitorStore {
       get: p(`SELECT ${MONITOR_COLUMNS} FROM monitors WHERE id = ?`),
       put: p(`INSERT OR REPLACE INTO monitors (${MONITOR_COLUMNS}) VALUES (${marks(14)})`),
       list: p(`SELECT ${MONITOR_COLUMNS} FROM monitors ORDER BY created_at, id LIMIT ? OFFSET ?`),
+      listOf: p(
+        `SELECT ${MONITOR_COLUMNS} FROM monitors WHERE owner = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+      ),
       count: p('SELECT count(*) FROM monitors'),
       countOf: p('SELECT count(*) FROM monitors WHERE owner = ?'),
       delete: p('DELETE FROM monitors WHERE id = ?'),
@@ -198,11 +201,16 @@ export class SqliteMonitorStore implements MonitorStore {
     return this.read(() => Number((this.q.countOf.get(owner) as Row)[0]));
   }
 
-  list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }> {
-    return this.read(() => ({
-      monitors: (this.q.list.all(limit, offset) as Row[]).map(toMonitor),
-      total: Number((this.q.count.get() as Row)[0]),
-    }));
+  list(
+    owner: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<{ monitors: MonitorRecord[]; total: number }> {
+    return this.read(() => {
+      const rows = owner === null ? this.q.list.all(limit, offset) : this.q.listOf.all(owner, limit, offset);
+      const total = owner === null ? this.q.count.get() : this.q.countOf.get(owner);
+      return { monitors: (rows as Row[]).map(toMonitor), total: Number((total as Row)[0]) };
+    });
   }
 
   delete(id: string): Promise<boolean> {
