@@ -204,10 +204,13 @@ export abstract class AppError extends Error {
   abstract readonly code: ErrorCode;
   /** Permanent although its code is retryable (the cause is one of its code's `permanentWhen`). */
   readonly permanent: boolean;
-  constructor(message: string, options?: ErrorOptions & { permanent?: boolean }) {
+  /** When trying again may succeed, in seconds, where that is known: the answer's `Retry-After`. */
+  readonly retryAfterSeconds: number | null;
+  constructor(message: string, options?: ErrorOptions & { permanent?: boolean; retryAfterSeconds?: number }) {
     super(message, options);
     this.name = new.target.name;
     this.permanent = options?.permanent ?? false;
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? null;
   }
 
   get status(): number {

@@ -1,7 +1,7 @@
-import { limitText } from '../tenants/tenant.js';
-import type { LimitsOf } from '../tenants/tenant.js';
+import { listedOwner } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 import { randomUUID } from 'node:crypto';
-import { LimitReachedError, NotFoundError, ThreadBusyError } from '../errors.js';
+import { NotFoundError, ThreadBusyError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import type { JobRecord } from '../jobs/stores/job-store.js';
 import { SerialByKey } from '../lib/serial-by-key.js';
@@ -14,8 +14,6 @@ import type { AgentStep } from './steps.js';
 const THREAD_SCAN = 500;
 /** Starts of one owner waiting for the one in progress; beyond it, a 503. */
 const MAX_QUEUED_STARTS = 100;
-/** The owner of a run stored without one. */
-const NO_OWNER = 'default';
 
 /** A run as its job stores it: the request, and once ended, the result or the reason. */
 export interface AgentRun {
@@ -26,8 +24,8 @@ export interface AgentRun {
 
 /** What a caller starts a run with; omitted fields of a follow-up come from the thread's last turn. */
 export interface AgentStart {
-  /** The caller (`req.tenant`). */
-  owner: string;
+  /** Who starts it (`req.caller`): the run is its tenant's, a follow-up only on a thread it can read. */
+  caller: Caller;
   prompt: string;
   urls?: string[];
   schema?: Record<string, unknown>;
@@ -51,34 +49,18 @@ const runOf = (job: JobRecord): AgentRun => ({
  * start, read (with the steps recorded so far), cancel, list, and a thread's turns.
  */
 export class Agents {
-  /** Starts are run one at a time per owner, so that the count each one reads includes the run before it. */
+  /** Starts are run one at a time per owner, so that a follow-up sees whether the run before it has ended. */
   private readonly starting = new SerialByKey('agent start', MAX_QUEUED_STARTS);
 
-  constructor(
-    private readonly jobs: JobManager,
-    /** Each owner's limits: `agentRuns` not yet ended. */
-    private readonly limits: LimitsOf,
-  ) {}
+  constructor(private readonly jobs: JobManager) {}
 
   /**
-   * Stores a run and starts it; a 429 when its owner already has MAX_AGENT_RUNS_PER_TENANT runs that have not
-   * ended, counted in the job store (so across restarts) when asked: simultaneous starts of one owner wait for
-   * each other in this process.
+   * Stores a run of the caller's tenant and starts it. The job engine admits it like every job: a 429 when the
+   * tenant already has MAX_AGENT_RUNS_PER_TENANT runs, or MAX_JOBS_PER_TENANT jobs, not ended (the agent runs'
+   * limit named first when both are reached), counted when asked, across restarts and the fleet.
    */
   start(input: AgentStart): Promise<AgentRun> {
-    return this.starting.run(input.owner, async () => {
-      const running = (await this.jobs.active()).filter(
-        (job) => job.kind === 'agent' && ((job.request as AgentRequest).owner ?? NO_OWNER) === input.owner,
-      ).length;
-      const limits = this.limits(input.owner);
-      const max = limits.agentRuns;
-      if (running >= max) {
-        throw new LimitReachedError(
-          `Tenant ${input.owner} has ${running} agent runs in progress, the most it may (${limitText('agentRuns', limits)}): start this one once one has ended`,
-        );
-      }
-      return this.startNow(input);
-    });
+    return this.starting.run(input.caller.tenant, () => this.startNow(input));
   }
 
   private async startNow(input: AgentStart): Promise<AgentRun> {
@@ -87,7 +69,7 @@ export class Agents {
     let history: AgentTurn[] = [];
     let inherited: Partial<AgentRequest> = {};
     if (input.threadId !== undefined) {
-      const runs = await this.thread(input.threadId);
+      const runs = await this.thread(input.threadId, input.caller);
       const last = runs[runs.length - 1]!;
       if (last.job.state === 'scraping')
         throw new ThreadBusyError(
@@ -103,7 +85,6 @@ export class Agents {
     }
     const schema = input.schema ?? inherited.schema;
     const request: AgentRequest = {
-      owner: input.owner,
       prompt: input.prompt,
       urls: input.urls ?? inherited.urls ?? [],
       ...(schema ? { schema } : {}),
@@ -117,35 +98,49 @@ export class Agents {
       notes: input.notes,
       webhook: input.webhook,
     };
-    const job = await this.jobs.startTask('agent', request);
+    const job = await this.jobs.startTask('agent', request, input.caller.tenant);
     return runOf(job);
   }
 
-  async get(id: string): Promise<AgentRun> {
-    const job = await this.jobs.get(id);
+  /** A run the caller may read (its tenant's; any for an operator), else NotFoundError. */
+  async get(id: string, caller: Caller): Promise<AgentRun> {
+    const job = await this.jobs.get(id, caller);
     if (job.kind !== 'agent') throw new NotFoundError('Agent job not found');
     return runOf(job);
   }
 
+  /** The steps of a run the caller read with `get` first. */
   steps(id: string): Promise<AgentStep[]> {
     return StepLog.read(this.jobs, id);
   }
 
-  async cancel(id: string): Promise<void> {
-    await this.get(id);
-    await this.jobs.cancel(id);
+  async cancel(id: string, caller: Caller): Promise<void> {
+    await this.get(id, caller);
+    await this.jobs.cancel(id, caller);
   }
 
-  /** Runs newest first, created before `before` (ms) when given. */
-  async list(limit: number, before?: number): Promise<AgentRun[]> {
+  /**
+   * Runs newest first, created before `before` (ms) when given: the caller's tenant's; an operator's, those of
+   * `tenant`, or every tenant's.
+   */
+  async list(limit: number, caller: Caller, before?: number, tenant?: string): Promise<AgentRun[]> {
+    const owner = listedOwner(caller, tenant);
     return (
-      await this.jobs.recent(limit, { kind: 'agent', ...(before !== undefined ? { before } : {}) })
+      await this.jobs.recent(limit, {
+        kind: 'agent',
+        ...(owner !== undefined ? { owner } : {}),
+        ...(before !== undefined ? { before } : {}),
+      })
     ).map(runOf);
   }
 
-  /** A thread's runs, first turn first; NotFoundError when none is found. */
-  async thread(threadId: string): Promise<AgentRun[]> {
-    const runs = (await this.jobs.recent(THREAD_SCAN, { kind: 'agent' }))
+  /**
+   * A thread's runs the caller may read, first turn first; NotFoundError when none is found (another tenant's
+   * thread is not found either).
+   */
+  async thread(threadId: string, caller: Caller): Promise<AgentRun[]> {
+    const owner = listedOwner(caller);
+    const runs = (await this.jobs.recent(THREAD_SCAN, { kind: 'agent', ...(owner ? { owner } : {}) }))
       .map(runOf)
       .filter((r) => r.request.threadId === threadId)
       .sort((a, b) => a.request.turn - b.request.turn);

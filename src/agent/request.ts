@@ -32,8 +32,8 @@ export interface AgentTurn {
 /** What an agent run stores: everything it needs to run again after a crash, the server LLM's key excepted. */
 export interface AgentRequest {
   /**
-   * The caller that started the run (`req.tenant`), stored with it so that its MAX_AGENT_RUNS_PER_TENANT count
-   * holds across restarts and processes; a run stored without one is `default`'s.
+   * The caller of a run stored before jobs had owners: the job stores read it as that job's `owner` (a run's
+   * owner is its job's). Not written any more.
    */
   owner?: string;
   prompt: string;

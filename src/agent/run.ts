@@ -2,6 +2,7 @@ import { LlmError } from '../errors.js';
 import { parseJsonAnswer } from '../extract/llm.js';
 import type { ChatMessage, ToolCall } from '../extract/llm-wire.js';
 import { compileSchema, describeViolations } from '../extract/schema.js';
+import type { JobRun } from '../jobs/job-manager.js';
 import type { JobStore } from '../jobs/stores/job-store.js';
 import { Deadline } from '../lib/deadline.js';
 import { openingMessages } from './prompt.js';
@@ -68,15 +69,11 @@ function finalFromText(request: AgentRequest, content: string): Final | string {
  * a run resumed after a crash replays its steps (no page is read again) and goes on from the last one. It ends
  * through `final_answer` or the model's plain answer, within its turns (effort), credits and tokens.
  */
-export async function runAgent(
-  request: AgentRequest,
-  signal: AbortSignal,
-  jobId: string,
-  deps: AgentRunDeps,
-): Promise<AgentResult> {
+export async function runAgent(request: AgentRequest, run: JobRun, deps: AgentRunDeps): Promise<AgentResult> {
+  const { signal, jobId, caller } = run;
   const log = new StepLog(deps.store, jobId);
   const steps = await log.load();
-  const toolbox = toolboxFor(request, deps);
+  const toolbox = toolboxFor(request, caller, deps);
   const messages: ChatMessage[] = openingMessages(request, deps.executor !== null);
   for (const step of steps) replay(step, messages);
   const maxTurns = TURNS_BY_EFFORT[request.effort ?? 'medium'];

@@ -13,7 +13,7 @@ export function withAgentRuns(ports: JobSurfacePorts, deps: (() => AgentRunDeps)
     ...ports,
     tasks: {
       ...ports.tasks,
-      agent: (request, signal, jobId) => runAgent(request as AgentRequest, signal, jobId, deps()),
+      agent: (request, run) => runAgent(request as AgentRequest, run, deps()),
     },
   };
 }

@@ -1,5 +1,4 @@
 import { normalizeUrl } from '../crawl/normalize.js';
-import { DEFAULT_TENANT, callerFor } from '../tenants/tenant.js';
 import type { Caller } from '../tenants/tenant.js';
 import { BadRequestError, toAppError } from '../errors.js';
 import type { LlmClient, LlmEndpoint } from '../extract/llm.js';
@@ -40,9 +39,11 @@ export interface ToolCallContext {
   signal: AbortSignal;
 }
 
-/** What one run's tools know: its request, and the call's context. */
+/** What one run's tools know: its request, its owner, and the call's context. */
 interface ToolContext extends ToolCallContext {
   request: AgentRequest;
+  /** The run's owner (its job's): whose pages, sessions and usage the tools' work is. */
+  caller: Caller;
 }
 
 /**
@@ -61,13 +62,10 @@ const TOOL_TIMEOUT_MS = 90_000;
 const SEARCH_MAX = 10;
 const MAP_MAX = 200;
 
-/** The run's owner, whose pages and usage its tools' work is. */
-const callerOf = (request: AgentRequest): Caller => callerFor(request.owner ?? DEFAULT_TENANT);
-
 const fail = (output: string): ToolOutcome => ({ ok: false, output, pages: [], tokens: 0 });
 
-/** The toolbox of a run of `request`. */
-export function toolboxFor(request: AgentRequest, deps: AgentToolDeps): Toolbox {
+/** The toolbox of a run of `request` for `caller` (the run's owner). */
+export function toolboxFor(request: AgentRequest, caller: Caller, deps: AgentToolDeps): Toolbox {
   const offered = toolsFor(request, deps);
   const runnable = new Set(offered.map((t) => t.name).filter((name) => name !== 'final_answer'));
   return {
@@ -85,7 +83,7 @@ export function toolboxFor(request: AgentRequest, deps: AgentToolDeps): Toolbox 
         );
         return fail(`There is no tool named ${name.slice(0, 100)}.`);
       }
-      return runTool(name, args, { ...context, request }, deps);
+      return runTool(name, args, { ...context, request, caller }, deps);
     },
   };
 }
@@ -225,7 +223,7 @@ async function runTool(
             ...(typeof args.search === 'string' && args.search ? { search: args.search.slice(0, 200) } : {}),
           },
           deadline,
-          callerOf(context.request),
+          context.caller,
         );
         return {
           ok: true,
@@ -267,13 +265,7 @@ async function search(
 ): Promise<ToolOutcome> {
   if (!query.trim()) return fail('search needs "query"');
   const n = Math.min(SEARCH_MAX, Math.max(1, Math.trunc(limit) || 5));
-  const hits = await deps.services.searchPages(
-    query.slice(0, 500),
-    n,
-    null,
-    context.signal,
-    callerOf(context.request),
-  );
+  const hits = await deps.services.searchPages(query.slice(0, 500), n, null, context.signal, context.caller);
   const output = hits
     .map((h, i) => `${i + 1}. ${h.hit.title}\n   ${h.hit.url}\n   ${h.hit.snippet}`)
     .join('\n');
@@ -289,7 +281,7 @@ async function pageMarkdown(
   const doc = await deps.services.scrape(
     { url, formats: ['markdown'], onlyMainContent: true },
     deadline,
-    callerOf(context.request),
+    context.caller,
   );
   // A page of `urls` that redirected elsewhere: what it landed on is not the run's to read.
   if (!allowed(doc.metadata.url, context)) {
@@ -359,11 +351,11 @@ async function browse(
   deps: AgentToolDeps,
 ): Promise<ToolOutcome> {
   if (!commands.trim()) return fail('browser needs "commands"');
-  const { request, signal } = context;
-  const session = await deps.services.sessions.create({ ttl: 300, activityTtl: 120 });
+  const { request, signal, caller } = context;
+  const session = await deps.services.sessions.create({ ttl: 300, activityTtl: 120, owner: caller.tenant });
   try {
     const fence = request.strict
-      ? await deps.services.sessions.withPage(session.id, (page) =>
+      ? await deps.services.sessions.withPage(session.id, caller, (page) =>
           fenceNavigation(page, (u) => allowed(u, context), request.urls),
         )
       : null;
@@ -372,6 +364,7 @@ async function browse(
       session.id,
       { code: `open ${quoted} && ${commands}`, timeout: 60 },
       signal,
+      caller,
     );
     const text = [out.stdout, out.stderr && `stderr: ${out.stderr}`].filter(Boolean).join('\n');
     let output = text.length > PAGE_CHARS ? `${text.slice(0, PAGE_CHARS)}\n[output cut]` : text;
@@ -395,6 +388,6 @@ async function browse(
       sessionId: session.id,
     };
   } finally {
-    await deps.services.sessions.end(session.id).catch(() => undefined);
+    await deps.services.sessions.end(session.id, 'deleted', caller).catch(() => undefined);
   }
 }

@@ -17,8 +17,11 @@ import { CORE_OPERATIONS } from '../interfaces/operations.js';
 import type { CrawlDeps } from '../jobs/crawl-run.js';
 import { createJobManager, openJobStores } from '../jobs/job-engine.js';
 import { Gate } from '../lib/gate.js';
+import { LocalPageSlots } from '../tenants/page-slots.js';
+import { RedisPageSlots } from '../tenants/redis-page-slots.js';
 import type { Logger } from '../lib/logger.js';
 import { Metrics } from '../lib/metrics.js';
+import { meterLlm, meterServices, openUsage } from './metered.js';
 import { Proxies } from '../lib/proxy-route.js';
 import type { Resolver } from '../lib/ssrf-guard.js';
 import { systemResolver } from '../lib/ssrf-guard.js';
@@ -59,8 +62,9 @@ async function* gatedStream<T>(
   gate: Gate,
   events: AsyncGenerator<T>,
   signal: AbortSignal,
+  tenant: string,
 ): AsyncGenerator<T> {
-  await gate.enter(signal);
+  await gate.enter(signal, tenant);
   try {
     yield* events;
   } finally {
@@ -87,6 +91,10 @@ export function compose(deps: AppDeps, log: Logger): Composition {
   const llm = new LlmClient(guard, proxies.serviceRoute(true));
   const metrics = new Metrics();
   llm.onUsage((purpose, usage) => metrics.llmUsed(purpose, usage));
+  // The stores first: each tenant's usage is counted into them from the first page on.
+  const stores = openJobStores(config, log);
+  const usage = openUsage(config, stores.usageStore, metrics, log);
+  meterLlm(llm, usage, config.llm);
   const http = new HttpEngine({
     ...guard,
     maxResponseBytes: config.maxResponseBytes,
@@ -103,6 +111,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     maxDocumentBytes: config.maxDocumentBytes,
     log,
     metrics,
+    meter: usage,
   });
   const provider = selectProvider(
     config.search,
@@ -122,12 +131,20 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         maxHtmlChars: config.maxResponseBytes,
         log,
         proxies,
+        meter: usage,
       })
     : null;
+  // Tenants' pages in flight: counted in Redis for the whole fleet, else in this process.
+  const limitsOf = (tenant: string) => config.tenants.limits(tenant);
+  const pageSlots = config.redis
+    ? new RedisPageSlots(config.redis.url, limitsOf, config.redis.leaseMs, log)
+    : new LocalPageSlots(limitsOf);
   const crawlDeps: CrawlDeps = {
     http,
     browser,
     content,
+    pageSlots,
+    usage,
     fetchResource,
     log,
     treeLimits: { maxDepth: config.maxHtmlDepth, maxNodes: config.maxHtmlNodes },
@@ -168,7 +185,6 @@ export function compose(deps: AppDeps, log: Logger): Composition {
   const askLlm: AskLlm | null = pageLlm
     ? (prompt, deadline) => llm.complete(pageLlm.endpoint, prompt, deadline)
     : null;
-  const stores = openJobStores(config, log);
   const extraFields = extraFieldsWriter({
     pageLlm,
     pages: stores.pages,
@@ -182,12 +198,13 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     log,
     metrics,
     signatureHeader: SIGNATURE_HEADER,
+    usage,
     // Jobs are bounded by MAX_RUNNING_JOBS; the request gates' queue limits are for callers awaiting a reply.
     ...withAgentRuns(
       withMonitorChecks(
         firecrawlJobPorts(extraFields, config.llm, {
-          extract: (body, signal) => extractBatch(body, signal, extractDeps),
-          llmstxt: (body, signal) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }),
+          extract: (body, signal, caller) => extractBatch(body, signal, extractDeps, caller),
+          llmstxt: (body, signal, caller) => generateLlmsTxt(body, signal, { ...crawlDeps, llm }, caller),
         }),
         () => ({
           store: stores.monitors,
@@ -252,6 +269,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     },
     userAgent: config.userAgent,
     metrics,
+    meter: usage,
     log,
   });
   const executor = new SessionExecutor(sessions, {
@@ -260,45 +278,55 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     ask: askLlm,
   });
   const searchDeps = { ...crawlDeps, provider };
-  const services: Services = {
+  const services: Services = meterServices(usage, {
     metrics,
     jobs,
     tools: [],
     health: stores.health,
-    parse: (file, options, deadline, _caller) =>
+    // Each request gate is shared by tenants in turn (their key): one tenant's flood never starves another.
+    parse: (file, options, deadline, caller) =>
       gates.scrape.run(
         () => parseFile(file, options, deadline, { content, maxBytes: config.maxResponseBytes }),
         deadline.signal,
+        caller.tenant,
       ),
-    scrape: (body, deadline, _caller) =>
+    scrape: (body, deadline, caller) =>
       gates.scrape.run(
-        () => scrapePage(body, deadline, { ...crawlDeps, profiles: stores.profiles }),
+        () => scrapePage(body, deadline, { ...crawlDeps, profiles: stores.profiles }, caller),
         deadline.signal,
+        caller.tenant,
       ),
     profiles: stores.profiles,
     sessions,
-    crawl: (body, signal, _caller) => {
+    crawl: (body, signal, caller) => {
       proxyPlan(body.proxy, proxies); // proxy "stealth" without STEALTH_PROXY_URLS: a 400 before the crawl
       return gatedStream(
         gates.crawl,
-        crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null),
+        crawlSite(body, signal, jobs, crawlDeps.settings, browser !== null, caller),
         signal,
+        caller.tenant,
       );
     },
-    map: (body, deadline, _caller) =>
+    map: (body, deadline, caller) =>
       gates.map.run(
         async () => (await mapSite(body, deadline, crawlDeps)).map((link) => link.url),
         deadline.signal,
+        caller.tenant,
       ),
-    mapLinks: (body, deadline, _caller) =>
-      gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal),
-    extract: (body, signal, _caller) =>
-      gates.extract.run(() => extractBatch(body, signal, extractDeps), signal),
-    search: (body, signal, _caller) => gates.search.run(() => searchWeb(body, signal, searchDeps), signal),
-    searchPages: (query, limit, page, signal, _caller) =>
-      gates.search.run(() => searchPages(query, limit, page, signal, searchDeps), signal),
-    llmstxt: (body, signal, _caller) =>
-      gates.crawl.run(() => generateLlmsTxt(body, signal, { ...crawlDeps, llm }), signal),
+    mapLinks: (body, deadline, caller) =>
+      gates.map.run(() => mapSite(body, deadline, crawlDeps), deadline.signal, caller.tenant),
+    extract: (body, signal, caller) =>
+      gates.extract.run(() => extractBatch(body, signal, extractDeps, caller), signal, caller.tenant),
+    search: (body, signal, caller) =>
+      gates.search.run(() => searchWeb(body, signal, searchDeps), signal, caller.tenant),
+    searchPages: (query, limit, page, signal, caller) =>
+      gates.search.run(() => searchPages(query, limit, page, signal, searchDeps), signal, caller.tenant),
+    llmstxt: (body, signal, caller) =>
+      gates.crawl.run(
+        () => generateLlmsTxt(body, signal, { ...crawlDeps, llm }, caller),
+        signal,
+        caller.tenant,
+      ),
     browserStats: () => browser?.stats() ?? null,
     proxyStatus: () => proxies.status(),
     contentStats: () => content.stats(),
@@ -307,9 +335,9 @@ export function compose(deps: AppDeps, log: Logger): Composition {
       await monitors.close();
       await jobs.close();
       await Promise.all([http.close(), content.close(), llm.close(), browser?.close()]);
-      await proxies.close();
+      await Promise.all([proxies.close(), pageSlots.close()]);
     },
-  };
+  });
   const firecrawl: FirecrawlDeps = {
     services,
     settings: crawlDeps.settings,
@@ -321,9 +349,10 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     serverLlm: config.llm,
     askLlm,
     pages: stores.pages,
+    shareCache: config.shareCacheAcrossTenants,
     extraFields,
     executor,
-    agents: pageLlm ? new Agents(jobs, (owner) => config.tenants.limits(owner)) : null,
+    agents: pageLlm ? new Agents(jobs) : null,
     monitors,
     scrapeOrigins: stores.scrapeOrigins,
     log,

@@ -22,6 +22,7 @@ import llmstxtRoute from '../http/routes/llmstxt.js';
 import searchRoute from '../http/routes/search.js';
 import mapRoute from '../http/routes/map.js';
 import scrapeRoute from '../http/routes/scrape.js';
+import usageRoute from '../http/routes/usage.js';
 import { firecrawlPlugin } from '../firecrawl/plugin.js';
 import type { Services } from '../operations/services.js';
 import { compose } from './compose.js';
@@ -113,6 +114,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(firecrawlPlugin, { deps: firecrawl, maxUploadBytes: deps.config.maxResponseBytes });
   await app.register(mcpRoute);
   await app.register(operatorRoutes);
+  await app.register(usageRoute);
   await app.register(profileRoutes);
   await app.register(metricsRoute);
   await app.register(webRoutes);

@@ -1,14 +1,15 @@
 import { BadRequestError } from '../errors.js';
-import { deleteProfile, showProfile } from '../operations/profiles.js';
+import { deleteProfile, listProfiles, showProfile } from '../operations/profiles.js';
 import type { Services } from '../operations/services.js';
 import type { ProfileSummary } from '../jobs/stores/browser-state/profile-store.js';
+import { OPEN_CALLER } from '../tenants/tenant.js';
 
 export const PROFILES_HELP =
   'pagewright profiles list | show NAME | delete NAME [--api URL] [--json]: the stored browser profiles ' +
   '(names, dates, cookie counts and domains; never a cookie). A running service holds DATA_DIR: use --api.';
 
 function line(p: ProfileSummary): string {
-  return `${p.name}\t${p.cookies} cookies\t${p.domains.join(',') || '-'}\tupdated ${p.updatedAt}\texpires ${p.expiresAt}`;
+  return `${p.name}\t${p.cookies} cookies\t${p.domains.join(',') || '-'}\tupdated ${p.updatedAt}\texpires ${p.expiresAt}\ttenant ${p.tenant}`;
 }
 
 /**
@@ -36,11 +37,13 @@ export async function profilesCommand(
   } else {
     const { services, close } = await local();
     try {
-      if (action === 'list') result = { success: true, profiles: await services.profiles.list() };
+      // The DATA_DIR store read in this process: every tenant's profiles, as an operator sees them.
+      if (action === 'list')
+        result = { success: true, profiles: await listProfiles(services.profiles, OPEN_CALLER) };
       else if (action === 'show')
-        result = { success: true, profile: await showProfile(services.profiles, name!) };
+        result = { success: true, profile: await showProfile(services.profiles, name!, OPEN_CALLER) };
       else {
-        await deleteProfile(services.profiles, name!);
+        await deleteProfile(services.profiles, name!, OPEN_CALLER);
         result = { success: true };
       }
     } finally {

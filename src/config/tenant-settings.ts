@@ -41,12 +41,13 @@ export const TENANT_SETTINGS = section('Tenants', {
   ),
   pagesPerTenantPerDay: int(
     { env: 'PAGES_PER_TENANT_PER_DAY', default: 0, min: 0, max: 1_000_000_000 },
-    'Pages one tenant may fetch in a day (UTC); `0`: no limit. Past it, new work is a `429` until midnight.',
+    'Pages one tenant may fetch in a day (UTC), as `GET /api/v1/usage` counts them; `0`: no limit. Past it, ' +
+      'new work is a `429` until midnight UTC and a running crawl stops.',
   ),
   llmTokensPerTenantPerDay: int(
     { env: 'LLM_TOKENS_PER_TENANT_PER_DAY', default: 0, min: 0, max: 1_000_000_000_000 },
     "Tokens of the server's LLM one tenant may spend in a day (UTC); `0`: no limit. Past it, LLM work is a " +
-      '`429` until midnight.',
+      "`429` until midnight UTC (a page's LLM formats: a `warning`).",
   ),
   shareCacheAcrossTenants: bool(
     { env: 'SHARE_CACHE_ACROSS_TENANTS', default: false },

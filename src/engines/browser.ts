@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../lib/logger.js';
 import { ActionFailedError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import type { Proxies } from '../lib/proxy-route.js';
+import { meteredTenant } from '../tenants/metering.js';
+import type { Meter } from '../tenants/metering.js';
+import { DEFAULT_TENANT } from '../tenants/tenant.js';
 import { assertTargetAllowed } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import { isAdHost } from './ad-hosts.js';
@@ -13,6 +16,7 @@ import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
 import { GuardedProxy } from './browser-proxy.js';
 import type { Lane, Upstream } from './browser-proxy.js';
 import { captureHtml } from './browser-capture.js';
+import { browserPid, killProcessGroup } from './browser-process.js';
 import { readBranding } from './browser-branding.js';
 import { removeConsentWalls } from './browser-consent.js';
 import type { BrowserAction } from './browser-actions.js';
@@ -30,6 +34,8 @@ export interface BrowserEngineOptions extends GuardOptions {
   log?: Logger;
   /** The proxies the guarded proxy chains to (PROXY_URLS, STEALTH_PROXY_URLS); none: it connects directly. */
   proxies?: Proxies | null;
+  /** Where the time each render holds a page counts, to its tenant (src/tenants/usage.ts). */
+  meter?: Meter;
 }
 
 /** What a browser fetch may do beyond loading the page. */
@@ -44,6 +50,8 @@ export interface BrowserRequest extends FetchRequest {
   blockAds?: boolean;
   /** Inline iframe documents where they stand (default true; off when the request excludes `iframe`). */
   inlineIframes?: boolean;
+  /** Whose page this is: while several tenants wait for a page of the pool, they take the free ones in turn. */
+  tenant?: string;
 }
 
 /** A phone's screen and browser (a recent iPhone's as Chromium's device list describes it). */
@@ -111,55 +119,14 @@ interface LaunchedBrowser {
   pid: number | null;
 }
 
-/** The browser process id, as Chromium reports it over CDP. */
-export async function browserPid(browser: Browser): Promise<number | null> {
-  const cdp = await browser.newBrowserCDPSession().catch(() => null);
-  if (!cdp) return null;
-  try {
-    const { processInfo } = await cdp.send('SystemInfo.getProcessInfo');
-    return processInfo.find((p) => p.type === 'browser')?.id ?? null;
-  } catch {
-    return null;
-  } finally {
-    await cdp.detach().catch(() => undefined);
-  }
-}
-
-/** A process's group from /proc (field 5 of its stat; the command name before it may hold spaces). */
-function processGroupOf(pid: string): number | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) || null;
-  } catch {
-    return null; // not Linux, or already gone
-  }
-}
-
-/**
- * Kills Chromium with everything it started. Playwright starts it as the leader of its own process group
- * (through Debian's wrapper script or directly), so the group takes the browser, its renderers and helpers.
- */
-export function killProcessGroup(pid: number): void {
-  const group = processGroupOf(String(pid));
-  // Never our own group: that would kill this service.
-  const targets = group !== null && group !== processGroupOf('self') ? [-group, pid] : [pid];
-  for (const target of targets) {
-    try {
-      process.kill(target, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
 /**
  * Headless Chromium (Debian's, or CHROMIUM_PATH) through playwright-core. Launched once, lazily; each
- * request gets a fresh context (no cookies shared between callers) from a pool of `maxPages`. Every
- * request the page makes, subresources, iframes and WebSockets included, leaves through a guarded proxy in
- * this process (browser-proxy.ts): Chromium resolves no names itself. When a request's deadline expires
- * the caller gets its answer at once and the page's context is closed from outside, whatever its scripts are
- * doing; its pool slot comes back when the context is closed, or when its Chromium is killed after
- * `closeGraceMs` (see withSlot).
+ * request gets a fresh context (no cookies shared between callers) from a pool of `maxPages`, which tenants
+ * waiting for one take in turn. Every request the page makes, subresources, iframes and WebSockets included,
+ * leaves through a guarded proxy in this process (browser-proxy.ts): Chromium resolves no names itself.
+ * When a request's deadline expires the caller gets its answer at once and the page's context is closed from
+ * outside, whatever its scripts are doing; its pool slot comes back when the context is closed, or when its
+ * Chromium is killed after `closeGraceMs` (see withSlot).
  */
 export class BrowserEngine implements Engine {
   readonly name = 'browser' as const;
@@ -200,7 +167,7 @@ export class BrowserEngine implements Engine {
     };
     const route = this.options.proxies?.route(req.proxy ?? 'basic') ?? null;
     const upstream = route ? { route, session: req.session ?? randomUUID() } : null;
-    const work = this.withSlot(deadline, proxy, upstream, use, {
+    const work = this.withSlot(deadline, req.tenant, proxy, upstream, use, {
       ...(req.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.options.userAgent) } : {}),
       ...(locale ? { locale } : {}),
       ...(req.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
@@ -254,16 +221,18 @@ export class BrowserEngine implements Engine {
    */
   private async withSlot<T>(
     deadline: Deadline,
+    tenant: string | undefined,
     proxy: GuardedProxy,
     upstream: Upstream | null,
     use: (context: BrowserContext) => Promise<T>,
     emulation: BrowserContextOptions = {},
   ): Promise<T> {
     try {
-      await this.slots.enter(deadline.signal);
+      await this.slots.enter(deadline.signal, tenant);
     } catch {
       throw deadline.timeoutError('waiting for a browser page');
     }
+    const held = performance.now();
     let launched: LaunchedBrowser | null = null;
     let opening: Promise<BrowserContext> | null = null;
     let lane: Lane | null = null;
@@ -281,6 +250,8 @@ export class BrowserEngine implements Engine {
       const context = await deadline.race(opening, 'opening a browser page');
       return await deadline.race(use(context), 'the browser render');
     } finally {
+      const browserMs = Math.round(performance.now() - held);
+      this.options.meter?.add(tenant ?? meteredTenant() ?? DEFAULT_TENANT, { browserMs });
       if (opening) await this.closeContext(launched!, opening);
       lane?.close();
       this.slots.leave();

@@ -24,8 +24,11 @@ export interface LlmPrompt {
   purpose?: string;
 }
 
-/** Hears the tokens of every answer: the metrics, a run's budget. */
-export type UsageListener = (purpose: string, usage: LlmUsage) => void;
+/** Hears the tokens of every answer and the endpoint that answered: the metrics, a tenant's usage of the day. */
+export type UsageListener = (purpose: string, usage: LlmUsage, endpoint: LlmEndpoint) => void;
+
+/** Asked before every call; throws to refuse it (a tenant past its LLM tokens of the day). */
+export type CallAdmission = (endpoint: LlmEndpoint) => Promise<void>;
 
 export type { LlmApi };
 
@@ -168,6 +171,7 @@ async function boundedText(
 export class LlmClient {
   private readonly agent: Agent;
   private readonly listeners: UsageListener[] = [];
+  private admission: CallAdmission | null = null;
 
   constructor(
     private readonly guard: GuardOptions,
@@ -182,12 +186,18 @@ export class LlmClient {
     this.listeners.push(listener);
   }
 
+  /** Every call is asked of `admission` first. */
+  admitWith(admission: CallAdmission): void {
+    this.admission = admission;
+  }
+
   /** One prompt, one text answer (structured output when the prompt has a schema). */
   async complete(endpoint: LlmEndpoint, prompt: LlmPrompt, deadline: Deadline): Promise<string> {
     const { url, api } = resolveEndpoint(endpoint.baseUrl);
+    await this.admission?.(endpoint);
     const body = api === 'chat' ? chatBody(endpoint.model, prompt) : responsesBody(endpoint.model, prompt);
     const json = await this.post(url, endpoint, body, deadline);
-    this.heard(prompt.purpose ?? 'other', usageOf(json));
+    this.heard(prompt.purpose ?? 'other', usageOf(json), endpoint);
     return answerText(api, json);
   }
 
@@ -200,14 +210,15 @@ export class LlmClient {
     purpose: string,
   ): Promise<ChatAnswer> {
     const { url, api } = resolveEndpoint(endpoint.baseUrl);
+    await this.admission?.(endpoint);
     const json = await this.post(url, endpoint, toolChatBody(api, endpoint.model, messages, tools), deadline);
     const answer = toolChatAnswer(api, json);
-    this.heard(purpose, answer.usage);
+    this.heard(purpose, answer.usage, endpoint);
     return answer;
   }
 
-  private heard(purpose: string, usage: LlmUsage): void {
-    for (const listener of this.listeners) listener(purpose, usage);
+  private heard(purpose: string, usage: LlmUsage, endpoint: LlmEndpoint): void {
+    for (const listener of this.listeners) listener(purpose, usage, endpoint);
   }
 
   private async post(

@@ -9,6 +9,7 @@ import { webhookOf } from './options.js';
 import { checkedSchema, refuse } from './page-options.js';
 import type { FcAgentBody } from './schemas/agent.js';
 import type { JsonSchema } from '../extract/schema.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** Runs a list answers per page. */
 const LIST_PAGE = 20;
@@ -40,15 +41,18 @@ function notesOf(body: FcAgentBody, model: string): string[] {
   return notes;
 }
 
-/** POST /v2/agent: checks the request and starts the run of `owner` (a follow-up when `threadId` is given). */
-export async function startAgent(fc: FirecrawlDeps, body: FcAgentBody, owner: string) {
+/**
+ * POST /v2/agent: checks the request and starts a run of the caller's tenant (a follow-up when `threadId` names
+ * a thread the caller can read).
+ */
+export async function startAgent(fc: FirecrawlDeps, body: FcAgentBody, caller: Caller) {
   const agents = agentsOf(fc);
   if (body.schema !== undefined) checkedSchema(body.schema as JsonSchema, 'schema');
   const urls = body.urls?.map((url, i) => parseTargetUrl(url, `urls[${i}]`).href);
   if (body.strictConstrainToURLs && !urls?.length && body.threadId === undefined)
     refuse('strictConstrainToURLs', 'needs urls to constrain the run to');
   const run = await agents.start({
-    owner,
+    caller,
     prompt: body.prompt,
     ...(urls ? { urls } : {}),
     ...(body.schema ? { schema: body.schema as Record<string, unknown> } : {}),
@@ -83,9 +87,9 @@ const creditsOf = (steps: AgentStep[]): number =>
   steps.reduce((n, s) => n + (s.type === 'tool' ? s.pages.length : 0), 0);
 
 /** GET /v2/agent/{id}: the run's status; once completed its data, sources and message. */
-export async function agentStatus(fc: FirecrawlDeps, id: string) {
+export async function agentStatus(fc: FirecrawlDeps, id: string, caller: Caller) {
   const agents = agentsOf(fc);
-  const run = await agents.get(id);
+  const run = await agents.get(id, caller);
   const { job, request, result } = run;
   const steps = result ? [] : await agents.steps(id);
   const error = errorOf(run);
@@ -118,14 +122,22 @@ export async function agentStatus(fc: FirecrawlDeps, id: string) {
 }
 
 /** DELETE /v2/agent/{id}: the run stops within a moment (no further LLM call or fetch). */
-export async function cancelAgent(fc: FirecrawlDeps, id: string) {
-  await agentsOf(fc).cancel(id);
+export async function cancelAgent(fc: FirecrawlDeps, id: string, caller: Caller) {
+  await agentsOf(fc).cancel(id, caller);
   return { success: true as const };
 }
 
-/** GET /v2/agent: runs newest first, LIST_PAGE at a time; `next` pages on with `before`. */
-export async function listAgents(fc: FirecrawlDeps, before: number | undefined, origin: Origin) {
-  const runs = await agentsOf(fc).list(LIST_PAGE, before);
+/**
+ * GET /v2/agent: runs newest first, LIST_PAGE at a time, the caller's tenant's (an operator's: every tenant's,
+ * or `tenant`'s); `next` pages on with `before`.
+ */
+export async function listAgents(
+  fc: FirecrawlDeps,
+  query: { before?: number; tenant?: string },
+  origin: Origin,
+  caller: Caller,
+) {
+  const runs = await agentsOf(fc).list(LIST_PAGE, caller, query.before, query.tenant);
   const oldest = runs[runs.length - 1];
   return {
     success: true as const,
@@ -145,9 +157,15 @@ export async function listAgents(fc: FirecrawlDeps, before: number | undefined, 
       },
     })),
     ...(runs.length === LIST_PAGE && oldest
-      ? { next: `${origin.protocol}://${origin.host}/v2/agent?before=${oldest.job.createdAt}` }
+      ? { next: nextPage(origin, oldest.job.createdAt, query.tenant) }
       : {}),
   };
+}
+
+/** The list's next page: runs created before `before`, of the same tenant filter. */
+function nextPage(origin: Origin, before: number, tenant: string | undefined): string {
+  const params = new URLSearchParams({ before: String(before), ...(tenant ? { tenant } : {}) });
+  return `${origin.protocol}://${origin.host}/v2/agent?${params}`;
 }
 
 const runStatusOf = (run: AgentRun): string =>
@@ -158,8 +176,8 @@ const runStatusOf = (run: AgentRun): string =>
       : run.job.state;
 
 /** GET /v2/agent/threads/{threadId}: the thread's runs, first turn first (`includeData`: each result's data). */
-export async function agentThread(fc: FirecrawlDeps, threadId: string, includeData: boolean) {
-  const runs = await agentsOf(fc).thread(threadId);
+export async function agentThread(fc: FirecrawlDeps, threadId: string, includeData: boolean, caller: Caller) {
+  const runs = await agentsOf(fc).thread(threadId, caller);
   return {
     success: true as const,
     thread: {
@@ -191,9 +209,9 @@ export async function agentThread(fc: FirecrawlDeps, threadId: string, includeDa
  * `activeBrowserSessions` is empty: the browser tool opens a session per call and ends it with the call, so none
  * stays open to watch.
  */
-export async function agentTrace(fc: FirecrawlDeps, id: string, liveView = false) {
+export async function agentTrace(fc: FirecrawlDeps, id: string, caller: Caller, liveView = false) {
   const agents = agentsOf(fc);
-  const run = await agents.get(id);
+  const run = await agents.get(id, caller);
   const steps = await agents.steps(id);
   const agent = { id: `${id}:orchestrator`, role: 'orchestrator', name: 'research agent' };
   const events: Record<string, unknown>[] = [];

@@ -1,4 +1,6 @@
 import type { SessionRecord } from '../jobs/stores/browser-state/session-store.js';
+import { listedOwner, ownerOf } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 import type { FirecrawlDeps } from './deps.js';
 import type { Origin } from './jobs.js';
 import type { FcBrowserCreateBody } from './schemas/browser.js';
@@ -20,10 +22,10 @@ export async function createSession(
   fc: FirecrawlDeps,
   body: FcBrowserCreateBody,
   origin: Origin,
-  tenant: string,
+  caller: Caller,
 ) {
   const record = await fc.services.sessions.create({
-    owner: tenant,
+    owner: caller.tenant,
     ttl: body.ttl ?? 600,
     activityTtl: body.activityTtl ?? 300,
     ...(body.profile ? { profile: body.profile } : {}),
@@ -37,13 +39,21 @@ export async function createSession(
   };
 }
 
-/** `GET /v2/browser`: Firecrawl's BrowserListResponse, with each session's times, TTLs, holder and end. */
+/**
+ * `GET /v2/browser`: Firecrawl's BrowserListResponse, with each session's times, TTLs, holder and end; the
+ * caller's tenant's sessions (an operator's: every tenant's, each with its `tenant`, or those of `tenant`).
+ */
 export async function listSessions(
   fc: FirecrawlDeps,
   status: SessionRecord['status'] | undefined,
   origin: Origin,
+  caller: Caller,
+  tenant?: string,
 ) {
-  const records = await fc.services.sessions.list(status);
+  const owner = listedOwner(caller, tenant);
+  const records = (await fc.services.sessions.list(status, caller)).filter(
+    (r) => owner === undefined || ownerOf(r) === owner,
+  );
   return {
     success: true as const,
     sessions: records.map((r) => ({
@@ -58,6 +68,7 @@ export async function listSessions(
       ttl: r.ttl,
       activityTtl: r.activityTtl,
       holder: r.holder,
+      tenant: ownerOf(r),
       ...(r.endedAt !== null ? { endedAt: iso(r.endedAt) } : {}),
       ...(r.endCause !== null ? { endCause: r.endCause } : {}),
     })),
@@ -65,8 +76,8 @@ export async function listSessions(
 }
 
 /** `DELETE /v2/browser/{id}`: Firecrawl's BrowserDeleteResponse. */
-export async function deleteSession(fc: FirecrawlDeps, id: string) {
-  const record = await fc.services.sessions.end(id, 'deleted');
+export async function deleteSession(fc: FirecrawlDeps, id: string, caller: Caller) {
+  const record = await fc.services.sessions.end(id, 'deleted', caller);
   return {
     success: true as const,
     status: 'destroyed' as const,

@@ -14,13 +14,14 @@ import type { ExtraFields, PageCapabilities, PageExtras } from './page-extras.js
 
 /**
  * The fields a Firecrawl page asks for beyond the page document: json and summary from the server's LLM,
- * changeTracking against the previous scrape. A field that cannot be written is a `warning`.
+ * changeTracking against `tenant`'s previous scrape. A field that cannot be written is a `warning`.
  */
 export type ExtraFieldsWriter = (
   doc: PageDocument,
   sourceUrl: string,
   extras: PageExtras,
   deadline: Deadline,
+  tenant: string,
 ) => Promise<ExtraFields>;
 
 /** What Firecrawl's surface works with: the operations, and what only its options and documents need. */
@@ -36,6 +37,8 @@ export interface FirecrawlDeps {
   askLlm: AskLlm | null;
   /** The last scrape of each page: Firecrawl's `maxAge` cache. */
   pages: PageStore;
+  /** SHARE_CACHE_ACROSS_TENANTS: one `maxAge` cache for every tenant, instead of one each. */
+  shareCache: boolean;
   extraFields: ExtraFieldsWriter;
   /** Execute in browser sessions: agent-browser commands, or the server's LLM driving them (`prompt`). */
   executor: SessionExecutor;

@@ -109,11 +109,11 @@ async function llmWritten(
 
 /**
  * Writes Firecrawl's extra fields of a page: the LLM formats through the server's LLM, attributes, product and
- * menu from the page's HTML (in the content workers), changeTracking against the page's previous scrape in
- * `pages`. What could not be written is named in the document's `warning`.
+ * menu from the page's HTML (in the content workers), changeTracking against the tenant's previous scrape
+ * of the page in `pages`. What could not be written is named in the document's `warning`.
  */
 export function extraFieldsWriter(deps: ExtraFieldsDeps): ExtraFieldsWriter {
-  return async (doc, sourceUrl, extras, deadline) => {
+  return async (doc, sourceUrl, extras, deadline, tenant) => {
     const parts = await Promise.all([
       llmWritten(doc, extras, deadline, deps.pageLlm),
       extras.attributes || extras.product || extras.menu
@@ -123,7 +123,7 @@ export function extraFieldsWriter(deps: ExtraFieldsDeps): ExtraFieldsWriter {
     const out: ExtraFields = Object.assign({}, ...parts.map((p) => p.fields));
     const problems = parts.flatMap((p) => p.problems);
     if (extras.changeTracking) {
-      const tracked = await trackChanges(doc, sourceUrl, extras.changeTracking, deps.pages);
+      const tracked = await trackChanges(doc, sourceUrl, extras.changeTracking, deps.pages, tenant);
       out.changeTracking = tracked.changeTracking;
       if (tracked.warning) problems.push(tracked.warning);
     }

@@ -5,6 +5,8 @@ import type { SessionRecord } from '../jobs/stores/browser-state/session-store.j
 import type { ExecuteResult } from '../sessions/execute.js';
 import type { FirecrawlDeps } from './deps.js';
 import type { FcExecuteBody } from './schemas/interact.js';
+import { callerFor, canSee, ownerOf } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** How long after a scrape an interact can reopen its page. */
 const ORIGIN_TTL_MS = 3_600_000;
@@ -36,20 +38,22 @@ function reopenOptionsOf(page: ScrapeOptions): ReopenOptions {
 }
 
 /**
- * Remembers a scrape by its `metadata.scrapeId` for an hour, so that `interact` can reopen its page. A store
- * that fails costs the interact, not the scrape (logged).
+ * Remembers a scrape by its `metadata.scrapeId` for an hour, as the caller's tenant's, so that `interact` can
+ * reopen its page. A store that fails costs the interact, not the scrape (logged).
  */
 export async function rememberScrape(
   fc: FirecrawlDeps,
   url: string,
   page: ScrapeOptions,
   data: Record<string, unknown>,
+  caller: Caller,
 ): Promise<void> {
   const scrapeId = (data.metadata as { scrapeId?: unknown } | undefined)?.scrapeId;
   if (typeof scrapeId !== 'string') return;
   const now = Date.now();
   const origin: ScrapeOrigin = {
     scrapeId,
+    owner: caller.tenant,
     url,
     options: reopenOptionsOf(page),
     createdAt: now,
@@ -61,9 +65,10 @@ export async function rememberScrape(
   });
 }
 
-async function originOf(fc: FirecrawlDeps, scrapeId: string): Promise<ScrapeOrigin> {
+/** The scrape `caller` may reopen: its tenant's (an operator's: any); another tenant's is as unknown. */
+async function originOf(fc: FirecrawlDeps, scrapeId: string, caller: Caller): Promise<ScrapeOrigin> {
   const origin = await fc.scrapeOrigins.get(scrapeId);
-  if (!origin) {
+  if (!origin || !canSee(caller, ownerOf(origin))) {
     throw new NotFoundError(
       `Scrape ${scrapeId} not found: interact reopens a scrape of this server from the last hour`,
     );
@@ -71,23 +76,28 @@ async function originOf(fc: FirecrawlDeps, scrapeId: string): Promise<ScrapeOrig
   return origin;
 }
 
-/** A new session on the scrape's page, with its profile, headers, screen and TLS choice. */
+/**
+ * A new session on the scrape's page, with its profile, headers, screen and TLS choice. It is the scrape's
+ * tenant's (the caller's, unless an operator reopens another tenant's scrape): its profile is that tenant's.
+ */
 async function openSession(fc: FirecrawlDeps, origin: ScrapeOrigin): Promise<string> {
   const { options } = origin;
+  const owner = callerFor(ownerOf(origin));
   const record = await fc.services.sessions.create({
     ...INTERACT_SESSION,
+    owner: owner.tenant,
     ...(options.profile ? { profile: options.profile } : {}),
     ...(options.mobile ? { mobile: true } : {}),
     ...(options.skipTlsVerification ? { skipTlsVerification: true } : {}),
   });
   try {
-    await fc.services.sessions.withPage(record.id, async (page) => {
+    await fc.services.sessions.withPage(record.id, owner, async (page) => {
       if (options.headers) await page.setExtraHTTPHeaders(options.headers);
       await page.goto(origin.url, { timeout: OPEN_TIMEOUT_MS, waitUntil: 'load' });
       if (options.waitFor) await page.waitForTimeout(Math.min(options.waitFor, MAX_WAIT_FOR_MS));
     });
   } catch (err) {
-    await fc.services.sessions.end(record.id, 'error').catch(() => undefined);
+    await fc.services.sessions.end(record.id, 'error', owner).catch(() => undefined);
     const why = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
     throw new TargetUnreachableError(`interact: ${origin.url} could not be opened again: ${why}`, {
       cause: err,
@@ -103,7 +113,8 @@ const opening = new Map<string, Promise<string>>();
 /** The scrape's session: the one an interact opened before while it lives, else a new one. */
 async function sessionOf(fc: FirecrawlDeps, origin: ScrapeOrigin): Promise<string> {
   if (origin.sessionId) {
-    const record = await fc.services.sessions.get(origin.sessionId).catch(() => null);
+    const owner = callerFor(ownerOf(origin));
+    const record = await fc.services.sessions.get(origin.sessionId, owner).catch(() => null);
     if (record?.status === 'active') return origin.sessionId;
   }
   let open = opening.get(origin.scrapeId);
@@ -114,14 +125,18 @@ async function sessionOf(fc: FirecrawlDeps, origin: ScrapeOrigin): Promise<strin
   return open;
 }
 
-/** `POST /v2/browser/{id}/execute`: code or a prompt in the session (an unknown or ended one says so). */
+/**
+ * `POST /v2/browser/{id}/execute`: code or a prompt in the session (an unknown or ended one says so; another
+ * tenant's is unknown).
+ */
 export async function executeInSession(
   fc: FirecrawlDeps,
   id: string,
   body: FcExecuteBody,
   signal: AbortSignal,
+  caller: Caller,
 ) {
-  return executeReply(await fc.executor.execute(id, body, signal));
+  return executeReply(await fc.executor.execute(id, body, signal, caller));
 }
 
 /**
@@ -133,23 +148,24 @@ export async function interactWithScrape(
   scrapeId: string,
   body: FcExecuteBody,
   signal: AbortSignal,
+  caller: Caller,
 ) {
   fc.executor.check(body); // a request that cannot run is a 400 before a session opens
-  const origin = await originOf(fc, scrapeId);
+  const origin = await originOf(fc, scrapeId, caller);
   const sessionId = await sessionOf(fc, origin);
-  return executeReply(await fc.executor.execute(sessionId, body, signal));
+  return executeReply(await fc.executor.execute(sessionId, body, signal, caller));
 }
 
 /** `DELETE /v2/scrape/{scrapeId}/interact`: ends the scrape's session, as BrowserDeleteResponse. */
-export async function stopInteraction(fc: FirecrawlDeps, scrapeId: string) {
-  const origin = await originOf(fc, scrapeId);
+export async function stopInteraction(fc: FirecrawlDeps, scrapeId: string, caller: Caller) {
+  const origin = await originOf(fc, scrapeId, caller);
   if (!origin.sessionId) throw new NotFoundError(`Scrape ${scrapeId} has no interact session open`);
   let record: SessionRecord;
   try {
-    record = await fc.services.sessions.end(origin.sessionId, 'deleted');
+    record = await fc.services.sessions.end(origin.sessionId, 'deleted', caller);
   } catch (err) {
     if (!(err instanceof SessionEndedError)) throw err;
-    record = await fc.services.sessions.get(origin.sessionId);
+    record = await fc.services.sessions.get(origin.sessionId, caller);
   }
   await fc.scrapeOrigins.put({ ...origin, sessionId: null });
   return {

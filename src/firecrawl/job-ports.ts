@@ -6,6 +6,7 @@ import { Deadline } from '../lib/deadline.js';
 import type { LlmsTxtResult } from '../operations/llmstxt.js';
 import type { ExtractBody, ExtractReply } from '../schemas/extract.js';
 import type { LlmsTxtBody } from '../schemas/search.js';
+import type { Caller } from '../tenants/tenant.js';
 import type { ExtraFieldsWriter } from './deps.js';
 import { firecrawlDocument } from './options.js';
 import type { PageExtras } from './page-extras.js';
@@ -34,10 +35,13 @@ const EVENT_PREFIX: Record<JobKind, string> = {
   monitor_check: 'monitor.check',
 };
 
-/** The job operations a Firecrawl task runs, outside the request gates (jobs have MAX_RUNNING_JOBS). */
+/**
+ * The job operations a Firecrawl task runs, outside the request gates (jobs have MAX_RUNNING_JOBS), for the
+ * job's owner (`caller`).
+ */
 export interface TaskOperations {
-  extract(body: ExtractBody, signal: AbortSignal): Promise<ExtractReply>;
-  llmstxt(body: LlmsTxtBody, signal: AbortSignal): Promise<LlmsTxtResult>;
+  extract(body: ExtractBody, signal: AbortSignal, caller: Caller): Promise<ExtractReply>;
+  llmstxt(body: LlmsTxtBody, signal: AbortSignal, caller: Caller): Promise<LlmsTxtResult>;
 }
 
 /**
@@ -50,12 +54,12 @@ export function firecrawlJobPorts(
   operations: TaskOperations,
 ): JobSurfacePorts {
   return {
-    shapeDocument: async (doc, sourceUrl, stored, signal) => {
+    shapeDocument: async (doc, sourceUrl, stored, signal, owner) => {
       const request = stored as FirecrawlCrawlRequest;
       if (!request.extras) return firecrawlDocument(doc, sourceUrl);
       const deadline = Deadline.after(LLM_FORMATS_TIMEOUT_MS, signal);
       try {
-        const fields = await extraFields(doc, sourceUrl, request.extras, deadline);
+        const fields = await extraFields(doc, sourceUrl, request.extras, deadline, owner);
         const { dropMarkdown, dropRawHtml } = request.extras;
         return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown, dropRawHtml });
       } finally {
@@ -78,13 +82,13 @@ export function firecrawlJobPorts(
       };
     },
     tasks: {
-      extract: async (request, signal) => {
+      extract: async (request, { signal, caller }) => {
         const body = extractBodyOf(request as ExtractJobRequest, serverLlm!);
-        return mergeExtracted(await operations.extract(body, signal));
+        return mergeExtracted(await operations.extract(body, signal, caller));
       },
-      llmstxt: async (request, signal) => {
+      llmstxt: async (request, { signal, caller }) => {
         const req = request as LlmsTxtJobRequest;
-        const result = await operations.llmstxt(llmsTxtBodyOf(req, serverLlm), signal);
+        const result = await operations.llmstxt(llmsTxtBodyOf(req, serverLlm), signal, caller);
         return llmsTxtResultOf(result, req.showFullText);
       },
     },

@@ -1,5 +1,7 @@
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { JobKind, JobRecord } from '../jobs/stores/job-store.js';
+import { listedOwner } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 import type {
   FcBatchBody,
   FcCrawlV1Body,
@@ -28,13 +30,22 @@ export interface Origin {
 const base = (o: Origin): string => `${o.protocol}://${o.host}`;
 const PATH: Record<'crawl' | 'batch_scrape', string> = { crawl: 'crawl', batch_scrape: 'batch/scrape' };
 
-/** The job `id` of kind `kinds`, or Firecrawl's 404 (v2 also refuses ids that are not UUIDs with a 400). */
-async function jobOf(fc: FirecrawlDeps, id: string, kinds: JobKind[], api: Api): Promise<JobRecord> {
+/**
+ * The job `id` of kind `kinds` that `caller` may read, or Firecrawl's 404 (another tenant's job included; v2 also
+ * refuses ids that are not UUIDs with a 400).
+ */
+async function jobOf(
+  fc: FirecrawlDeps,
+  id: string,
+  kinds: JobKind[],
+  api: Api,
+  caller: Caller,
+): Promise<JobRecord> {
   if (!UUID.test(id)) {
     if (api === 'v2') throw new BadRequestError('Invalid job ID: not a UUID');
     throw new NotFoundError('Job not found');
   }
-  const job = await fc.services.jobs.get(id).catch((err: unknown) => {
+  const job = await fc.services.jobs.get(id, caller).catch((err: unknown) => {
     if (err instanceof NotFoundError) return null;
     throw err;
   });
@@ -42,12 +53,16 @@ async function jobOf(fc: FirecrawlDeps, id: string, kinds: JobKind[], api: Api):
   return job;
 }
 
-/** A crawl job, its `prompt` first turned into crawl options by the server's LLM (`signal`: the caller left). */
+/**
+ * A crawl job of the caller's tenant, its `prompt` first turned into crawl options by the server's LLM
+ * (`signal`: the caller left).
+ */
 export async function startCrawl(
   fc: FirecrawlDeps,
   requested: FcCrawlV2Body | FcCrawlV1Body,
   api: Api,
   origin: Origin,
+  caller: Caller,
   signal?: AbortSignal,
 ) {
   const { body, report, warning } = await withPromptOptions(requested, api, fc, signal);
@@ -70,11 +85,17 @@ export async function startCrawl(
         .filter(Boolean)
         .join('. ') || undefined,
   };
-  const job = await fc.services.jobs.startCrawl('crawl', request);
+  const job = await fc.services.jobs.startCrawl('crawl', request, caller.tenant);
   return { success: true as const, id: job.id, url: `${base(origin)}/${api}/crawl/${job.id}`, ...report };
 }
 
-export async function startBatch(fc: FirecrawlDeps, body: FcBatchBody, api: Api, origin: Origin) {
+export async function startBatch(
+  fc: FirecrawlDeps,
+  body: FcBatchBody,
+  api: Api,
+  origin: Origin,
+  caller: Caller,
+) {
   const { spec, extras, invalidURLs } = batchSpecOf(body, api, fc.settings, fc.capabilities);
   const request: FirecrawlCrawlRequest = {
     spec,
@@ -84,7 +105,7 @@ export async function startBatch(fc: FirecrawlDeps, body: FcBatchBody, api: Api,
     url: spec.seeds[0]!,
     warning: noEffectWarning(noEffectFields(body)),
   };
-  const job = await fc.services.jobs.startCrawl('batch_scrape', request);
+  const job = await fc.services.jobs.startCrawl('batch_scrape', request, caller.tenant);
   return {
     success: true as const,
     id: job.id,
@@ -104,8 +125,9 @@ export async function jobStatus(
   api: Api,
   query: { skip?: string; limit?: string },
   origin: Origin,
+  caller: Caller,
 ) {
-  const job = await jobOf(fc, id, kinds, api);
+  const job = await jobOf(fc, id, kinds, api, caller);
   const skip = Number(query.skip ?? 0);
   const limit = query.limit === undefined ? Number.MAX_SAFE_INTEGER : Math.max(1, Number(query.limit));
   const page = await fc.services.jobs.documents(id, skip, limit, PAGE_BYTES);
@@ -136,8 +158,9 @@ export async function jobErrors(
   id: string,
   kinds: ('crawl' | 'batch_scrape')[],
   api: Api,
+  caller: Caller,
 ) {
-  await jobOf(fc, id, kinds, api);
+  await jobOf(fc, id, kinds, api, caller);
   const [errors, robotsBlocked] = await Promise.all([
     fc.services.jobs.errors(id),
     fc.services.jobs.robotsBlocked(id),
@@ -154,14 +177,16 @@ export async function jobErrors(
   };
 }
 
-export async function cancelJob(fc: FirecrawlDeps, id: string, kinds: JobKind[], api: Api) {
-  await jobOf(fc, id, kinds, api);
-  await fc.services.jobs.cancel(id);
+export async function cancelJob(fc: FirecrawlDeps, id: string, kinds: JobKind[], api: Api, caller: Caller) {
+  await jobOf(fc, id, kinds, api, caller);
+  await fc.services.jobs.cancel(id, caller);
   return { success: true as const, status: 'cancelled' as const };
 }
 
-export async function activeCrawls(fc: FirecrawlDeps) {
-  const jobs = await fc.services.jobs.active();
+/** Running crawls: the caller's tenant's; an operator's, those of `tenant` or every tenant's. */
+export async function activeCrawls(fc: FirecrawlDeps, caller: Caller, tenant?: string) {
+  const owner = listedOwner(caller, tenant);
+  const jobs = await fc.services.jobs.active(owner === undefined ? {} : { owner });
   return {
     success: true as const,
     crawls: jobs
@@ -184,14 +209,14 @@ export async function activeCrawls(fc: FirecrawlDeps) {
   };
 }
 
-export async function startExtract(fc: FirecrawlDeps, body: FcExtractBody, api: Api) {
+export async function startExtract(fc: FirecrawlDeps, body: FcExtractBody, api: Api, caller: Caller) {
   const { request, invalidURLs } = extractRequestOf(body, api, fc.serverLlm);
-  const job = await fc.services.jobs.startTask('extract', request);
+  const job = await fc.services.jobs.startTask('extract', request, caller.tenant);
   return { success: true as const, id: job.id, urlTrace: [], ...(invalidURLs ? { invalidURLs } : {}) };
 }
 
-export async function startLlmsTxt(fc: FirecrawlDeps, body: FcLlmsTxtBody) {
-  const job = await fc.services.jobs.startTask('llmstxt', llmsTxtRequestOf(body));
+export async function startLlmsTxt(fc: FirecrawlDeps, body: FcLlmsTxtBody, caller: Caller) {
+  const job = await fc.services.jobs.startTask('llmstxt', llmsTxtRequestOf(body), caller.tenant);
   return { success: true as const, id: job.id };
 }
 
@@ -199,8 +224,14 @@ export async function startLlmsTxt(fc: FirecrawlDeps, body: FcLlmsTxtBody) {
  * An extract or llms.txt job's status, Firecrawl's way: `processing` while it runs; no `error` key unless it
  * failed (the v1 SDK treats any `error` key as a failure).
  */
-export async function taskStatus(fc: FirecrawlDeps, id: string, kind: 'extract' | 'llmstxt', api: Api) {
-  const job = await jobOf(fc, id, [kind], api).catch((err: unknown) => {
+export async function taskStatus(
+  fc: FirecrawlDeps,
+  id: string,
+  kind: 'extract' | 'llmstxt',
+  api: Api,
+  caller: Caller,
+) {
+  const job = await jobOf(fc, id, [kind], api, caller).catch((err: unknown) => {
     if (err instanceof NotFoundError) {
       throw new NotFoundError(
         kind === 'extract' ? 'Extract job not found' : 'llmsTxt generation job not found',

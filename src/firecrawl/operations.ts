@@ -35,7 +35,7 @@ export const FIRECRAWL_OPERATIONS: Operation<FirecrawlDeps>[] = [
       "Start crawling a site in the background (Firecrawl's crawl options); answers a job id at once. Then call check_crawl_status with it to read the pages as they come.",
     schema: FcCrawlV2Body,
     api: '/v2/crawl',
-    run: (s, body) => startCrawl(s, body, 'v2', LOCAL),
+    run: (s, body, _signal, caller) => startCrawl(s, body, 'v2', LOCAL, caller),
   }),
   operation<FirecrawlDeps, BatchRequest>({
     name: 'batch_scrape',
@@ -43,7 +43,7 @@ export const FIRECRAWL_OPERATIONS: Operation<FirecrawlDeps>[] = [
       'Scrape a list of URLs in the background; answers a job id at once. Then call check_crawl_status with it.',
     schema: FcBatchBody,
     api: '/v2/batch/scrape',
-    run: (s, body) => startBatch(s, body, 'v2', LOCAL),
+    run: (s, body, _signal, caller) => startBatch(s, body, 'v2', LOCAL, caller),
   }),
   operation<FirecrawlDeps, { id: string; skip?: number; limit?: number }>({
     name: 'check_crawl_status',
@@ -51,7 +51,7 @@ export const FIRECRAWL_OPERATIONS: Operation<FirecrawlDeps>[] = [
       'Progress and pages of a crawl or batch_scrape job: status (scraping, completed, failed, cancelled), counts, and `limit` documents from `skip`.',
     schema: StatusInput,
     api: null,
-    run: (s, input) =>
+    run: (s, input, _signal, caller) =>
       jobStatus(
         s,
         input.id,
@@ -62,6 +62,7 @@ export const FIRECRAWL_OPERATIONS: Operation<FirecrawlDeps>[] = [
           limit: String(input.limit ?? 20),
         },
         LOCAL,
+        caller,
       ),
   }),
 ];

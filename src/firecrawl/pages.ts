@@ -30,8 +30,6 @@ const V2_MAX_AGE_MS = 2 * 24 * 3600 * 1000;
 const MAX_CACHED_CHARS = 5_000_000;
 /** Budget of the LLM formats (json, summary) of a call's pages, after the pages themselves. */
 const LLM_TIMEOUT_MS = 60_000;
-/** Credits of a self-hosted server: not counted, so never running out (JSON has no Infinity). */
-const UNLIMITED = 999_999_999;
 
 /** Joins the warnings that apply, or undefined. */
 function warningOf(...parts: (string | undefined)[]): string | undefined {
@@ -45,27 +43,43 @@ function pageOptionsOf(body: FcScrapeOptions & Record<string, unknown>, fc: Fire
   return scrapeOptionsOf(options as FcScrapeOptions, prefix, fc.capabilities);
 }
 
-/** A page as Firecrawl's document, with the fields the server's LLM writes when they were asked for. */
+/**
+ * A page as Firecrawl's document, with the fields the server's LLM writes when they were asked for (`tenant`:
+ * whose page it is, for changeTracking).
+ */
 async function documentOf(
   fc: FirecrawlDeps,
   doc: PageDocument,
   sourceUrl: string,
   extras: PageExtras | null,
   deadline: Deadline,
+  tenant: string,
 ): Promise<Record<string, unknown>> {
   if (!extras) return firecrawlDocument(doc, sourceUrl);
-  const fields = await fc.extraFields(doc, sourceUrl, extras, deadline);
+  const fields = await fc.extraFields(doc, sourceUrl, extras, deadline, tenant);
   const { dropMarkdown, dropRawHtml } = extras;
   return firecrawlDocument(doc, sourceUrl, { fields, dropMarkdown, dropRawHtml });
 }
 
 /**
- * The cache key of a scrape: the page and every option that shapes its document. Pages whose document depends
- * on more than the URL and options (actions, change tracking, a profile's cookies) are never cached.
+ * The cache key of a scrape: the page, every option that shapes its document, and the tenant whose cache it
+ * is (`tenant`; null when SHARE_CACHE_ACROSS_TENANTS makes one cache of all): a page fetched with one tenant's
+ * headers is never another's hit. Pages whose document depends on more than the URL and options (actions,
+ * change tracking, a profile's cookies) are never cached.
  */
-function cacheKeyOf(url: string, page: ScrapeOptions, extras: PageExtras | null): string | null {
+function cacheKeyOf(
+  url: string,
+  page: ScrapeOptions,
+  extras: PageExtras | null,
+  tenant: string | null,
+): string | null {
   if ((page.actions?.length ?? 0) > 0 || extras?.changeTracking || page.profile) return null;
-  const options = JSON.stringify({ url: normalizeUrl(url) ?? url, page, extras });
+  const options = JSON.stringify({
+    url: normalizeUrl(url) ?? url,
+    page,
+    extras,
+    ...(tenant ? { tenant } : {}),
+  });
   return `cache:${createHash('sha256').update(options).digest('hex')}`;
 }
 
@@ -123,12 +137,12 @@ export async function fcScrape(
   const ignored = noEffectFields(body).filter((f) => f !== 'maxAge');
   const warning = noEffectWarning(ignored);
   const tail = warning ? { warning } : {};
-  const key = cacheKeyOf(body.url, page, extras);
+  const key = cacheKeyOf(body.url, page, extras, fc.shareCache ? null : caller.tenant);
   const maxAge = body.maxAge ?? (api === 'v2' ? V2_MAX_AGE_MS : 0);
   if (key && maxAge > 0) {
     const hit = await cached(fc, key, maxAge);
     if (hit) {
-      await rememberScrape(fc, body.url, page, hit);
+      await rememberScrape(fc, body.url, page, hit, caller);
       return { success: true as const, data: hit, ...tail };
     }
   }
@@ -143,12 +157,12 @@ export async function fcScrape(
   }
   const llmDeadline = Deadline.after(LLM_TIMEOUT_MS, signal);
   try {
-    const data = await documentOf(fc, doc, body.url, extras, llmDeadline);
+    const data = await documentOf(fc, doc, body.url, extras, llmDeadline, caller.tenant);
     if (key) {
       (data.metadata as Record<string, unknown>).cacheState = 'miss';
       if (body.storeInCache !== false) await keep(fc, key, data, fetchedAt);
     }
-    await rememberScrape(fc, body.url, page, data);
+    await rememberScrape(fc, body.url, page, data, caller);
     return { success: true as const, data, ...tail };
   } finally {
     llmDeadline.dispose();
@@ -209,9 +223,10 @@ async function resultOf(
   { hit, document, error }: SearchPage,
   extras: PageExtras | null,
   deadline: Deadline,
+  tenant: string,
 ): Promise<Record<string, unknown>> {
   const base = { url: hit.url, title: hit.title, description: hit.snippet };
-  if (document) return { ...base, ...(await documentOf(fc, document, hit.url, extras, deadline)) };
+  if (document) return { ...base, ...(await documentOf(fc, document, hit.url, extras, deadline, tenant)) };
   if (error)
     return { ...base, metadata: { sourceURL: hit.url, url: hit.url, statusCode: 0, error: error.message } };
   return base;
@@ -293,7 +308,8 @@ export async function fcSearch(
   const llmDeadline = Deadline.after(LLM_TIMEOUT_MS, signal);
   let data: Record<string, unknown>[];
   try {
-    data = await Promise.all(results.map((r) => resultOf(fc, r, scraping?.extras ?? null, llmDeadline)));
+    const extras = scraping?.extras ?? null;
+    data = await Promise.all(results.map((r) => resultOf(fc, r, extras, llmDeadline, caller.tenant)));
   } finally {
     llmDeadline.dispose();
   }
@@ -302,9 +318,9 @@ export async function fcSearch(
   return { success: true as const, data, ...tail };
 }
 
-/** GET /v{1,2}/team/queue-status: the job engine's own counts. */
-export async function fcQueueStatus(fc: FirecrawlDeps) {
-  const q = await fc.services.jobs.queueStatus();
+/** GET /v{1,2}/team/queue-status: the job engine's counts of the caller's tenant (an operator's: of all). */
+export async function fcQueueStatus(fc: FirecrawlDeps, caller: Caller) {
+  const q = await fc.services.jobs.queueStatus(caller);
   return {
     success: true as const,
     jobsInQueue: q.active + q.waiting,
@@ -312,26 +328,5 @@ export async function fcQueueStatus(fc: FirecrawlDeps) {
     waitingJobsInQueue: q.waiting,
     maxConcurrency: q.maxConcurrency,
     mostRecentSuccess: q.mostRecentSuccess,
-  };
-}
-
-/**
- * GET /v{1,2}/team/credit-usage (and token-usage): a self-hosted server counts no credits and never runs out;
- * token-usage adds the LLM tokens this process used since it started (`tokensUsed`).
- */
-export function fcUsage(unit: 'Credits' | 'Tokens', tokensUsed: number) {
-  const snake = unit === 'Credits' ? 'credits' : 'tokens';
-  const used: Record<string, number> = unit === 'Tokens' ? { tokensUsed, tokens_used: tokensUsed } : {};
-  return {
-    success: true as const,
-    data: {
-      [`remaining${unit}`]: UNLIMITED,
-      [`plan${unit}`]: UNLIMITED,
-      [`remaining_${snake}`]: UNLIMITED,
-      [`plan_${snake}`]: UNLIMITED,
-      ...used,
-      billingPeriodStart: null,
-      billingPeriodEnd: null,
-    },
   };
 }

@@ -12,6 +12,7 @@ import monitorRoutes from './routes/monitor.js';
 import pageRoutes from './routes/pages.js';
 import parseRoute from './routes/parse.js';
 import taskRoutes from './routes/tasks.js';
+import usageRoutes from './routes/usage.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -35,6 +36,7 @@ export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async
   app.decorate('firecrawl', options.deps);
   app.setErrorHandler(errorHandlerFor((status) => (status === 502 ? 500 : status)));
   await app.register(pageRoutes);
+  await app.register(usageRoutes);
   await app.register(crawlRoutes);
   await app.register(batchRoutes);
   await app.register(taskRoutes);

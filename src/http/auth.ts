@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { UnauthorizedError } from '../errors.js';
 import type { TenantDirectory } from '../tenants/directory.js';
+import { meteredAs } from '../tenants/metering.js';
 import { OPEN_CALLER } from '../tenants/tenant.js';
 import type { Caller } from '../tenants/tenant.js';
 
@@ -71,4 +72,7 @@ export function registerApiKeys(app: FastifyInstance, tenants: TenantDirectory):
     }
     throw new UnauthorizedError(refusal);
   });
+  // What a handler starts, the Firecrawl surface's LLM formats among it, is metered to the request's tenant.
+  // A callback hook: the handler then runs inside meteredAs (a hook's promise would not carry the context).
+  app.addHook('preHandler', (req, _reply, done) => meteredAs(req.caller.tenant, done));
 }

@@ -39,14 +39,16 @@ function fromFastify(err: FastifyError): AppError | null {
 
 /**
  * Where errors become HTTP responses: one handler per surface, differing only in how a status is answered
- * (`answerStatus`). The answer is always `{success: false, code, error}`; 503s carry Retry-After.
+ * (`answerStatus`). The answer is always `{success: false, code, error}`; 503s carry Retry-After, and so
+ * does any error that knows when trying again may succeed (a tenant's limit).
  */
 export function errorHandlerFor(answerStatus: (status: number) => number = (status) => status) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
     const e = err instanceof AppError ? err : (fromFastify(err) ?? toAppError(err));
     if (e.code === 'INTERNAL') req.log.error({ err }, e.code);
     else req.log.info({ code: e.code, status: e.status }, e.message);
-    if (e.status === 503) void reply.header('retry-after', '5');
+    const retryAfter = e.retryAfterSeconds ?? (e.status === 503 ? 5 : null);
+    if (retryAfter !== null) void reply.header('retry-after', String(retryAfter));
     void reply.code(answerStatus(e.status)).send({ success: false, code: e.code, error: e.message });
   };
 }

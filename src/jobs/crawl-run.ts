@@ -1,6 +1,4 @@
 import { setImmediate } from 'node:timers/promises';
-import type { Logger } from '../lib/logger.js';
-import type { FetchResource } from '../crawl/fetch-port.js';
 import type { Frontier, FrontierItem } from '../crawl/frontier.js';
 import { isFinished } from '../crawl/frontier.js';
 import { LocalBudget } from '../crawl/budget.js';
@@ -13,105 +11,19 @@ import { CrawlScope } from '../crawl/scope.js';
 import type { ScopeOptions } from '../crawl/scope.js';
 import { sitemapUrls } from '../crawl/sitemap.js';
 import { HostThrottle, throttleWarning } from '../crawl/throttle.js';
-import type { HeldHost } from '../crawl/throttle.js';
 import { HostPausedError, toAppError } from '../errors.js';
-import type { AppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
-import type { PageDocument } from '../schemas/page.js';
-import type { ScrapeOptions } from '../schemas/scrape.js';
-import type { ScrapeDeps, TargetAnswer } from '../pipeline/fetch-page.js';
+import type { TargetAnswer } from '../pipeline/fetch-page.js';
 import { fetchForCrawl } from '../pipeline/fetch-page.js';
 import { retryDelayMs } from '../pipeline/retry.js';
+import type { Caller } from '../tenants/tenant.js';
+import { slotOf } from '../tenants/page-slots.js';
+
+export type { CrawlDeps, CrawlSettings, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-spec.js';
+import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-spec.js';
 
 /** Longest stretch spent filtering discovered links before the event loop gets a turn. */
 const SCOPE_SLICE_MS = 10;
-
-export interface CrawlSettings {
-  /** Delay between request starts to one host when robots.txt sets no Crawl-delay. */
-  minDelayMs: number;
-  /** Longest Crawl-delay honoured (a robots.txt asking for more gets this). */
-  maxDelayMs: number;
-  /** Pages fetched at once by a parallel crawl. */
-  concurrency: number;
-  /** Requests in flight to one host at most. */
-  hostConcurrency: number;
-  /** Upper bound for `limit`. */
-  maxPages: number;
-  /** Product token matched against robots.txt User-agent lines. */
-  robotsAgent: string;
-}
-
-export interface CrawlDeps extends ScrapeDeps {
-  settings: CrawlSettings;
-  fetchResource: FetchResource;
-  /** Where pages left out (robots, scope, failures) are logged with the reason. */
-  log: Logger;
-}
-
-/** Everything a crawl (or a batch, which is a crawl that follows nothing) needs to run; stored with its job. */
-export interface CrawlSpec {
-  /** Start URLs at depth 0: a crawl's start URL, or a batch's URLs. */
-  seeds: string[];
-  /** Follow links found on pages (false for a batch). */
-  follow: boolean;
-  limit: number;
-  /** Link hops followed from the seeds. */
-  maxDepth: number;
-  scope: Omit<ScopeOptions, 'include' | 'exclude'> & {
-    include?: string[];
-    exclude?: string[];
-    /** How include/exclude are read: globs on the path (the native API) or regular expressions (Firecrawl). */
-    patterns: 'glob' | 'regex';
-    /** Regular expressions are tested against the whole URL instead of the path. */
-    patternsOnFullUrl?: boolean;
-  };
-  /** Drop the query string of discovered URLs (one page per path). */
-  ignoreQueryParameters: boolean;
-  /** Seed from sitemaps too (`include`), not at all (`skip`), or only from sitemaps (`only`). */
-  sitemap: 'include' | 'skip' | 'only';
-  /** Link depth given to sitemap pages (default 1; Firecrawl counts them at discovery depth 0). */
-  sitemapDepth?: number;
-  /** Pagination pages followed at most (0: none). */
-  maxPaginationPages: number;
-  /** Respect robots.txt (crawls do; a batch of URLs given one by one is like scrape, which does not). */
-  robots: boolean;
-  /**
-   * Delay between request starts to one host, ms (Firecrawl `delay`; 0 for batches and map); a longer robots
-   * Crawl-delay still applies. Null: robots Crawl-delay, else CRAWL_MIN_DELAY_MS.
-   */
-  delayMs: number | null;
-  /** Pages fetched at once. */
-  concurrency: number;
-  /** Options of each page. */
-  page: ScrapeOptions;
-}
-
-/** Where a crawl's results go: a job's store, or the caller attached to the native crawl. */
-export interface CrawlSink {
-  /**
-   * A page is about to be fetched (the native crawl stream's status event); `throttled` lists the hosts
-   * holding the crawl back by their Retry-After.
-   */
-  fetching?(url: string, crawled: number, queued: number, throttled: HeldHost[]): void;
-  /** Resolves when the document is kept (stored, or taken by the reader: backpressure). */
-  document(item: FrontierItem, doc: PageDocument, links: string[]): Promise<void>;
-  /** A page failed for good: `attempts` fetches were made (0: its host was paused, nothing was fetched). */
-  failed(url: string, error: AppError, attempts: number): Promise<void>;
-  robotsBlocked(url: string): Promise<void>;
-  /** Pages expected so far (the job's `total`). */
-  progress?(total: number): void;
-  /** Whether a document for this URL is already stored (asked only by a resumed crawl). */
-  stored?(url: string): Promise<boolean>;
-}
-
-export interface CrawlSummary {
-  crawled: number;
-  errors: number;
-  discovered: number;
-  /** Why the crawl ended early ("limit"), null when it ran out of URLs. */
-  stopped: 'limit' | null;
-  skipped: { robots: number; outOfScope: number; tooDeep: number; hostPaused: number };
-}
 
 /** What became of one frontier item: done (a document, an error, a skip) or put back for a retry. */
 type ItemOutcome = 'done' | 'retry';
@@ -135,11 +47,15 @@ export class CrawlRun {
   private lastReport = 0;
   private readonly resumed: boolean;
   private hitLimit = false;
+  /** Why a limit of the crawl's tenant (its pages of the day) stopped it, once one did. */
+  private limited: string | null = null;
   private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0, hostPaused: 0 };
   /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
   private readonly throttle: HostThrottle;
   /** The sticky key of proxy rotation: the job's id. */
   private readonly session: string | undefined;
+  /** Whom the crawl's pages are fetched for (its job's owner), handed to every page's fetch. */
+  private readonly caller: Caller | undefined;
   /** Workers waiting for URLs that pages in flight may still add; all are woken at once. */
   private readonly idle = new Set<() => void>();
 
@@ -151,7 +67,14 @@ export class CrawlRun {
     resumed: { crawled: number; errors: number } = { crawled: 0, errors: 0 },
     matchers: Pick<ScopeOptions, 'include' | 'exclude'> = {},
     /** Shared with other processes working the same crawl (Redis); this process's own by default. */
-    shared: { budget?: CrawlBudget; politeness?: Politeness; checkStored?: boolean; session?: string } = {},
+    shared: {
+      budget?: CrawlBudget;
+      politeness?: Politeness;
+      checkStored?: boolean;
+      session?: string;
+      /** The tenant the crawl runs for: its job's owner, or the native crawl's caller. */
+      caller?: Caller;
+    } = {},
   ) {
     this.start = new URL(spec.seeds[0]!);
     const { allowBackwardLinks, allowExternalLinks, allowSubdomains, maxPathDepth } = spec.scope;
@@ -166,6 +89,7 @@ export class CrawlRun {
     this.limiter = shared.politeness ?? new HostLimiter(deps.settings.hostConcurrency);
     this.throttle = new HostThrottle(deps.settings.hostConcurrency);
     this.session = shared.session;
+    this.caller = shared.caller;
     this.budget = shared.budget ?? new LocalBudget(spec.limit, resumed.crawled + resumed.errors);
     this.crawled = resumed.crawled;
     this.errors = resumed.errors;
@@ -178,7 +102,8 @@ export class CrawlRun {
 
   /** The hosts holding this crawl back or paused for it, as its status's warning; null when none. */
   warning(): string | null {
-    return throttleWarning(this.throttle.held(), this.throttle.paused());
+    const throttled = throttleWarning(this.throttle.held(), this.throttle.paused());
+    return [this.limited && `Stopped early: ${this.limited}`, throttled].filter(Boolean).join('. ') || null;
   }
 
   private get maxRetries(): number {
@@ -411,7 +336,11 @@ export class CrawlRun {
       const stats = await this.frontier.stats();
       this.sink.fetching(url.href, this.crawled, stats.queued, this.throttle.held());
     }
-    if (!(await this.limiter.acquire(host, delay, signal, this.throttle.inFlightFor(host)))) {
+    // One of the tenant's page slots (MAX_SCRAPES_PER_TENANT), taken before the host's turn: a turn is a time
+    // (Crawl-delay), which a wait for a slot after it would spoil.
+    const slot = await slotOf(this.deps.pageSlots, this.caller?.tenant, signal);
+    if (!slot || !(await this.limiter.acquire(host, delay, signal, this.throttle.inFlightFor(host)))) {
+      slot?.release();
       if (before === 0) await this.budget.giveBack(item.url);
       return 'done';
     }
@@ -420,7 +349,14 @@ export class CrawlRun {
       const deadline = Deadline.after(this.timeout, signal);
       const observe = (answer: TargetAnswer): void => this.answered(host, answer);
       const rendered = await fetchForCrawl(
-        { url, sourceUrl: item.url, options: spec.page, discover: spec.follow, session: this.session },
+        {
+          url,
+          sourceUrl: item.url,
+          options: spec.page,
+          discover: spec.follow,
+          session: this.session,
+          caller: this.caller,
+        },
         deadline,
         deps,
         { before, retryLeft, observe },
@@ -445,6 +381,8 @@ export class CrawlRun {
       if (signal.aborted) return 'done';
       const e = toAppError(err);
       if (e.code === 'STORE_UNAVAILABLE') throw e;
+      // A limit of the tenant (its pages of the day): no more URLs are taken; pages past the check finish.
+      if (e.code === 'LIMIT_REACHED') [this.limited, this.exhausted] = [e.message, true];
       if (e.retryable && retryLeft) {
         await this.retryLater(item, null, e.code);
         return 'retry';
@@ -456,6 +394,7 @@ export class CrawlRun {
       return 'done';
     } finally {
       this.limiter.release(host);
+      slot.release();
     }
   }
 

@@ -30,6 +30,8 @@ export interface Fleet {
   crawlWarning(jobId: string): Promise<string | null>;
   /** Queued shares being worked and waiting for a worker, across the fleet. */
   queueCounts(): Promise<{ active: number; waiting: number }>;
+  /** The ids of the jobs a share of which is being worked now, across the fleet. */
+  workedJobs(): Promise<Set<string>>;
   close(): Promise<void>;
 }
 

@@ -5,6 +5,7 @@ import { Redis } from 'ioredis';
 import type { JobRecord } from './stores/job-store.js';
 import { RedisBudget, RedisPoliteness } from './stores/redis-crawl-state.js';
 import { RedisFrontier } from './stores/redis-frontier.js';
+import { jobsKey } from './stores/redis-job-places.js';
 import type { Logger } from '../lib/logger.js';
 import type { CrawlSpec } from './crawl-run.js';
 import type { Fleet, SharedCrawlState } from './fleet-port.js';
@@ -15,6 +16,8 @@ const HEARTBEAT_MS = 3000;
 /** A second share of a job this process already works waits this long for another worker, this many times. */
 const SPREAD_DELAY_MS = 250;
 const SPREAD_TRIES = 4;
+/** BullMQ's lowest priority (the highest number it takes). */
+const LAST_PRIORITY = 2_097_151;
 
 export interface FleetOptions {
   redisUrl: string;
@@ -134,13 +137,26 @@ export class BullFleet implements Fleet {
     return true;
   }
 
+  /**
+   * Queues the job's shares. Owners take turns at the workers: a job's priority is its place among its
+   * owner's jobs not ended (counted at its admission, RedisJobPlaces), so a tenant's first job is worked
+   * before another tenant's fifth, whichever was queued first (BullMQ takes the lowest number first).
+   */
   async submit(job: JobRecord): Promise<void> {
     const shares = this.sharesOf(job);
+    const place = await this.redis.zcard(jobsKey(job.owner, 'jobs'));
+    const priority = Math.min(LAST_PRIORITY, Math.max(1, place));
     await this.queue.addBulk(
       Array.from({ length: shares }, (_, i) => ({
         name: job.kind,
         data: { jobId: job.id },
-        opts: { jobId: `${job.id}-${i}`, attempts: 1, removeOnComplete: true, removeOnFail: { age: 86_400 } },
+        opts: {
+          jobId: `${job.id}-${i}`,
+          priority,
+          attempts: 1,
+          removeOnComplete: true,
+          removeOnFail: { age: 86_400 },
+        },
       })),
     );
   }
@@ -178,6 +194,11 @@ export class BullFleet implements Fleet {
   async queueCounts(): Promise<{ active: number; waiting: number }> {
     const c = await this.queue.getJobCounts('active', 'waiting', 'delayed', 'prioritized');
     return { active: c.active ?? 0, waiting: (c.waiting ?? 0) + (c.delayed ?? 0) + (c.prioritized ?? 0) };
+  }
+
+  async workedJobs(): Promise<Set<string>> {
+    const active = await this.queue.getJobs(['active']);
+    return new Set(active.map((job) => (job.data as { jobId?: string } | null)?.jobId ?? ''));
   }
 
   /** Whether Redis answers (health). */

@@ -5,6 +5,8 @@ import { toAppError } from '../errors.js';
 import type { StoreUnavailableError } from '../errors.js';
 import type { JobKind, JobStore } from './stores/job-store.js';
 import { RedisJobStore } from './stores/redis-job-store.js';
+import { RedisJobPlaces } from './stores/redis-job-places.js';
+import type { JobPlaces } from '../tenants/job-places.js';
 import { MemoryPageStore } from './stores/page-store.js';
 import type { PageStore } from './stores/page-store.js';
 import { RedisPageStore } from './stores/redis-page-store.js';
@@ -28,13 +30,17 @@ import { SqlitePageStore } from './stores/sqlite-page-store.js';
 import { SqliteFrontier } from './stores/sqlite-frontier.js';
 import { SqliteJobStore } from './stores/sqlite-job-store.js';
 import { SqliteDb } from './stores/sqlite.js';
+import { MemoryUsageStore, USAGE_KEEP_DAYS, addDays, utcDay } from './stores/usage-state/usage-store.js';
+import type { UsageStore } from './stores/usage-state/usage-store.js';
+import { RedisUsageStore } from './stores/usage-state/redis-usage-store.js';
+import { SqliteUsageStore } from './stores/usage-state/sqlite-usage-store.js';
 import type { Logger } from '../lib/logger.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { ProxyRoute } from '../lib/proxy-route.js';
 import type { CrawlDeps } from './crawl-run.js';
 import { BullFleet } from './fleet.js';
 import { JobManager } from './job-manager.js';
-import type { DocumentShaper, TaskRunner, WebhookEvents } from './job-manager.js';
+import type { DocumentShaper, JobUsage, TaskRunner, WebhookEvents } from './job-manager.js';
 import type { Frontier } from '../crawl/frontier.js';
 import { WebhookSender } from './webhooks.js';
 
@@ -56,7 +62,11 @@ export interface JobStores {
   scrapeOrigins: ScrapeOriginStore;
   /** Monitors, their checks, pages and retained versions (never in memory: without the file, every call is 503). */
   monitors: MonitorStore;
+  /** Each tenant's usage per UTC day (src/tenants/usage.ts writes it); in memory without the file. */
+  usageStore: UsageStore;
   fleet: BullFleet | null;
+  /** Where each tenant's jobs not ended are counted for the fleet; null: in `store`, by its one process. */
+  places: JobPlaces | null;
   frontierFor: (jobId: string) => Frontier;
   onStoreFailure: (listener: (error: StoreUnavailableError) => void) => void;
   /** Null when the engine can serve, else the reason. */
@@ -90,7 +100,9 @@ export function openJobStores(config: Config, log: Logger): JobStores {
       sessions: new RedisSessionStore(storeConnection),
       scrapeOrigins: new RedisScrapeOriginStore(storeConnection),
       monitors: new RedisMonitorStore(storeConnection),
+      usageStore: new RedisUsageStore(storeConnection),
       fleet,
+      places: new RedisJobPlaces(storeConnection),
       frontierFor: () => {
         throw new Error('a fleet job has no local frontier');
       },
@@ -119,7 +131,11 @@ export function openJobStores(config: Config, log: Logger): JobStores {
     sessions: sql ? new SqliteSessionStore(sql) : new MemorySessionStore(),
     scrapeOrigins: sql ? new SqliteScrapeOriginStore(sql) : new MemoryScrapeOriginStore(),
     monitors: sql ? new SqliteMonitorStore(sql) : new UnavailableMonitorStore(storeError ?? ''),
+    usageStore: sql
+      ? new SqliteUsageStore(sql, () => addDays(utcDay(Date.now()), -USAGE_KEEP_DAYS))
+      : new MemoryUsageStore(),
     fleet: null,
+    places: null,
     frontierFor: (jobId) => new SqliteFrontier(sql!, jobId),
     onStoreFailure: (listener) => void sql?.onFailure(listener),
     health: () => Promise.resolve(null),
@@ -142,6 +158,8 @@ export interface JobEngineDeps extends JobSurfacePorts {
   metrics: Metrics;
   /** The header that carries a webhook body's signature. */
   signatureHeader: string;
+  /** Tenants' usage: checked before a job starts, purged and written with the stores. */
+  usage?: JobUsage;
 }
 
 /** The job manager over opened stores; in a fleet, this process starts working the queue's shares. */
@@ -162,9 +180,11 @@ export function createJobManager(config: Config, stores: JobStores, deps: JobEng
     shapeDocument: deps.shapeDocument,
     webhookEvent: deps.webhookEvent,
     tasks: deps.tasks,
+    usage: deps.usage,
     log,
     ttlMs: config.jobTtlMs,
     maxRunning: config.maxRunningJobs,
+    limits: (tenant) => config.tenants.limits(tenant),
     maxInterruptions: 3,
     purgeIntervalMs: config.jobPurgeIntervalMs,
     pagesTtlMs: config.cacheTtlMs,

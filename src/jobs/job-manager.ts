@@ -1,41 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import type { CrawlBudget } from '../crawl/budget.js';
 import type { Frontier } from '../crawl/frontier.js';
-import type { Politeness } from '../crawl/politeness.js';
-import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
-import type { JobKind, JobRecord, JobStore, RecentFilter } from './stores/job-store.js';
+import type { JobKind, JobRecord, JobStore, NewJob, OwnerFilter, RecentFilter } from './stores/job-store.js';
 import { FINAL_STATES } from './stores/job-store.js';
 import { MemoryJobStore } from './stores/memory-job-store.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import { sleep } from '../lib/sleep.js';
-import type { PageDocument } from '../schemas/page.js';
 import type { PageStore } from './stores/page-store.js';
 import type { Profiles } from './stores/browser-state/profile-store.js';
-import { withProfile } from './profile-session.js';
-import { CrawlRun } from './crawl-run.js';
-import { matchersFor } from './crawl-matchers.js';
-import { publishWarnings } from './fleet-warning.js';
+import { CrawlJobs } from './crawl-jobs.js';
+import type { CrawlJobRequest, DocumentShaper } from './crawl-jobs.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-run.js';
 import type { WebhookSender, WebhookTarget } from './webhooks.js';
 import type { Fleet, QueueStatus } from './fleet-port.js';
+import { LocalJobPlaces } from '../tenants/job-places.js';
+import type { JobLimit, JobPlaces, JobsHeld } from '../tenants/job-places.js';
+import { meteredAs } from '../tenants/metering.js';
+import { callerFor, canSee } from '../tenants/tenant.js';
+import type { Caller, LimitsOf } from '../tenants/tenant.js';
 
-/**
- * What a crawl or batch job stores as its request: enough to run it again after a crash. The surface that
- * started the job keeps its own fields beside these (how its documents are shaped); the engine never reads
- * them, it hands the whole request to the surface's DocumentShaper.
- */
-export interface CrawlJobRequest {
-  spec: CrawlSpec;
-  webhook: WebhookTarget | null;
-  /** The URL the caller gave (answered back in status replies). */
-  url: string;
-  /** Fields given that this server cannot act on, said in every status reply. */
-  warning?: string;
-  [surfaceField: string]: unknown;
-}
+export type { CrawlJobRequest, DocumentShaper } from './crawl-jobs.js';
 
 /** The moments of a job a webhook hears about. */
 export type JobEvent = 'started' | 'page' | 'completed' | 'failed' | 'cancelled';
@@ -47,19 +33,21 @@ export type WebhookEvents = (
   extra: { data?: unknown[]; error?: string },
 ) => { type: string; body: Record<string, unknown> };
 
-/**
- * Runs a job that produces one value (extract, llms.txt, an agent run) from its stored request; `jobId` is where
- * a run that records its steps (the agent) keeps them, so that a resumed run replays instead of repeating.
- */
-export type TaskRunner = (request: unknown, signal: AbortSignal, jobId: string) => Promise<unknown>;
+/** What every run of a job is given, whichever process works it. */
+export interface JobRun {
+  /** Aborts on a cancel, a clean stop or the store failing. */
+  signal: AbortSignal;
+  /** Where a run that records its steps (the agent) keeps them, so that a resumed run replays instead of repeating. */
+  jobId: string;
+  /**
+   * The job's owner (`callerFor(job.owner)`): every call the run makes into the services and the page pipeline
+   * acts for it, so that what it fetches is that tenant's, counted to it and within its limits.
+   */
+  caller: Caller;
+}
 
-/** Turns a page into the stored document of a job (the shape of the surface that started it). */
-export type DocumentShaper = (
-  doc: PageDocument,
-  sourceUrl: string,
-  request: CrawlJobRequest,
-  signal: AbortSignal,
-) => Promise<Record<string, unknown>>;
+/** Runs a job that produces one value (extract, llms.txt, an agent run, a monitor check) from its stored request. */
+export type TaskRunner = (request: unknown, run: JobRun) => Promise<unknown>;
 
 export interface JobManagerDeps {
   /** The durable store; null when it cannot be opened (job routes then answer 503 with `storeError`). */
@@ -87,12 +75,43 @@ export interface JobManagerDeps {
   profiles?: Profiles;
   /** Jobs running at once; more wait their turn in `scraping`. */
   maxRunning: number;
+  /** Each tenant's limits: its jobs not ended (`jobs`, and `agentRuns` among them) are counted at each start. */
+  limits: LimitsOf;
+  /** Where a tenant's jobs are counted for the whole fleet (Redis); null: in `store`, by this process. */
+  places: JobPlaces | null;
   /** A job found interrupted more often than this fails instead of resuming (no crash loop). */
   maxInterruptions: number;
   purgeIntervalMs: number;
+  /** Tenants' usage of the day: a start past a daily limit is a 429; purged and written with the stores. */
+  usage?: JobUsage;
+}
+
+/** What the job engine asks of the tenants' usage (src/tenants/usage.ts). */
+export interface JobUsage {
+  /** Throws LimitReachedError when `owner` may start no job of `kind` today. */
+  admitJob(owner: string, kind: JobKind): Promise<void>;
+  purge(): Promise<unknown>;
+  /** Writes what is pending; called before the stores close. */
+  close(): Promise<void>;
 }
 
 type Outcome = { state: 'completed'; result: unknown } | { state: 'failed'; error: string };
+
+/**
+ * The limits a job of each kind counts against, the narrower first (the one a 429 names when both are
+ * reached). Monitor checks are the service's own work on a monitor's schedule, not a start a tenant asks for.
+ */
+const COUNTED: Record<JobKind, readonly JobLimit[]> = {
+  crawl: ['jobs'],
+  batch_scrape: ['jobs'],
+  extract: ['jobs'],
+  llmstxt: ['jobs'],
+  agent: ['agentRuns', 'jobs'],
+  monitor_check: [],
+};
+
+/** A tenant's newest jobs read for the last completion its queue status shows. */
+const RECENT_FOR_SUCCESS = 100;
 
 /**
  * Queues, runs, cancels, resumes and purges jobs. Every job is stored before its id is answered; at startup
@@ -102,9 +121,11 @@ type Outcome = { state: 'completed'; result: unknown } | { state: 'failed'; erro
  */
 export class JobManager {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void> }>();
-  /** The crawls this process works now, by job id: their hosts' throttling is part of the job's status. */
-  private readonly crawls = new Map<string, CrawlRun>();
+  /** Jobs this process works now (past their turn), by id: the queue status of one tenant counts them. */
+  private readonly working = new Set<string>();
+  private readonly crawls: CrawlJobs;
   private readonly gate: Gate;
+  private readonly places: JobPlaces;
   private readonly memory: MemoryJobStore;
   private readonly purgeTimer: NodeJS.Timeout;
   private readonly stopping = new AbortController();
@@ -113,6 +134,12 @@ export class JobManager {
 
   constructor(private readonly deps: JobManagerDeps) {
     this.gate = new Gate('job', deps.maxRunning, Number.POSITIVE_INFINITY);
+    this.places = deps.places ?? new LocalJobPlaces((owner) => this.held(owner));
+    this.crawls = new CrawlJobs({
+      ...deps,
+      store: () => this.store,
+      stored: (job, body) => this.notify(job, 'page', { data: [body] }),
+    });
     // Writes were lost: every running job stops, and fails with the reason (a restart resumes nothing twice).
     deps.onStoreFailure((error) => {
       deps.log.error({ reason: error.message }, 'job store lost writes; running jobs stop');
@@ -129,29 +156,44 @@ export class JobManager {
     return this.deps.store;
   }
 
-  async get(id: string): Promise<JobRecord> {
+  /**
+   * A job as `caller` may read it: NotFoundError, the same as for an id never given, unless it is the caller's
+   * own (or the caller is an operator), so that another tenant cannot learn that the id exists.
+   */
+  async get(id: string, caller: Caller): Promise<JobRecord> {
+    const job = await this.getUnchecked(id);
+    if (!canSee(caller, job.owner)) throw new NotFoundError('Job not found');
+    return job;
+  }
+
+  /** A listed job whoever owns it: for the service's own readers (monitors, workers), never for a caller. */
+  async getUnchecked(id: string): Promise<JobRecord> {
     const job = await this.store.get(id);
     if (!job || !job.listed) throw new NotFoundError('Job not found');
     return job;
   }
 
+  /** Documents of a job the caller read with `get` first (the read that answers 404 across tenants). */
   documents(id: string, skip: number, limit: number, maxBytes: number) {
     return this.store.documents(id, skip, limit, maxBytes);
   }
 
+  /** Failed URLs of a job the caller read with `get` first. */
   errors(id: string) {
     return this.store.errors(id);
   }
 
+  /** Robots-blocked URLs of a job the caller read with `get` first. */
   robotsBlocked(id: string) {
     return this.store.robotsBlocked(id);
   }
 
-  active(): Promise<JobRecord[]> {
-    return this.store.active();
+  /** Listed jobs still running, oldest first: of one owner (`listedOwner(caller)`), or every owner's. */
+  active(filter?: OwnerFilter): Promise<JobRecord[]> {
+    return this.store.active(filter);
   }
 
-  /** Listed jobs in any state, newest first (the operators' jobs view). */
+  /** Listed jobs in any state, newest first: of one owner (`listedOwner(caller)`), or every owner's. */
   recent(limit: number, filter?: RecentFilter): Promise<JobRecord[]> {
     return this.store.recent(limit, filter);
   }
@@ -167,7 +209,7 @@ export class JobManager {
    * process, that it waits for one.
    */
   async warningFor(job: JobRecord): Promise<string | null> {
-    const throttled = job.state === 'scraping' ? await this.throttleWarning(job.id) : null;
+    const throttled = job.state === 'scraping' ? await this.crawls.warning(job.id) : null;
     const parts = [(job.request as { warning?: string } | null)?.warning, throttled].filter(Boolean);
     const ignored = parts.length > 0 ? parts.join('. ') : null;
     if (!this.deps.fleet || job.state !== 'scraping') return ignored;
@@ -177,12 +219,17 @@ export class JobManager {
     return ignored ? `${idle}. ${ignored}` : idle;
   }
 
-  /** Stores a crawl or batch job and starts it in the background; resolves once it is stored. */
-  async startCrawl(kind: 'crawl' | 'batch_scrape', request: CrawlJobRequest): Promise<JobRecord> {
+  /** Stores a crawl or batch job of `owner` and starts it in the background; resolves once it is stored. */
+  async startCrawl(
+    kind: 'crawl' | 'batch_scrape',
+    request: CrawlJobRequest,
+    owner: string,
+  ): Promise<JobRecord> {
     if (request.webhook) await this.deps.webhooks.check(request.webhook);
-    const job = await this.store.create({
+    const job = await this.create({
       id: randomUUID(),
       kind,
+      owner,
       request,
       listed: true,
       total: kind === 'batch_scrape' ? request.spec.seeds.length : 0,
@@ -192,10 +239,23 @@ export class JobManager {
     return job;
   }
 
-  /** The hosts holding a running crawl back or paused for it: from its run here, else from the fleet's workers. */
-  private async throttleWarning(jobId: string): Promise<string | null> {
-    const here = this.crawls.get(jobId)?.warning() ?? null;
-    return here ?? (await this.deps.fleet?.crawlWarning(jobId).catch(() => null)) ?? null;
+  /**
+   * Stores a new job once its owner's limits admit it: counted when it is asked for, with the starts before it
+   * (across the fleet with Redis), else a 429 naming the limit.
+   */
+  private async create(job: NewJob): Promise<JobRecord> {
+    const store = this.store;
+    await this.deps.usage?.admitJob(job.owner, job.kind);
+    const limits = this.deps.limits(job.owner);
+    return this.places.admit(job.owner, job.id, COUNTED[job.kind], limits, () => store.create(job));
+  }
+
+  /** What the jobs of `owner` not ended count for, read from the store. */
+  private async held(owner: string): Promise<JobsHeld> {
+    const running = await this.store.active({ owner });
+    const count = (limit: JobLimit): number =>
+      running.filter((job) => COUNTED[job.kind].includes(limit)).length;
+    return { jobs: count('jobs'), agentRuns: count('agentRuns') };
   }
 
   /** A stored job goes to this process's runner, or to the fleet's queue. */
@@ -234,17 +294,28 @@ export class JobManager {
 
   /**
    * Jobs being worked and jobs waiting for their turn (MAX_RUNNING_JOBS here, or a worker of the fleet),
-   * the most run at once by this process, and when a job last completed here.
+   * the most run at once by this process, and when a job last completed here. For a caller that is not an
+   * operator, its own tenant's jobs only: its running jobs being worked or waiting, and its last completion.
    */
-  async queueStatus(): Promise<QueueStatus> {
-    const counts = this.deps.fleet
-      ? await this.deps.fleet.queueCounts()
-      : { active: this.gate.active, waiting: this.gate.waiting };
-    return {
-      ...counts,
-      maxConcurrency: this.deps.maxRunning,
-      mostRecentSuccess: this.lastSuccess === null ? null : new Date(this.lastSuccess).toISOString(),
-    };
+  async queueStatus(caller?: Caller): Promise<QueueStatus> {
+    const maxConcurrency = this.deps.maxRunning;
+    if (!caller || caller.admin) {
+      const counts = this.deps.fleet
+        ? await this.deps.fleet.queueCounts()
+        : { active: this.gate.active, waiting: this.gate.waiting };
+      const mostRecentSuccess = this.lastSuccess === null ? null : new Date(this.lastSuccess).toISOString();
+      return { ...counts, maxConcurrency, mostRecentSuccess };
+    }
+    const owner = caller.tenant;
+    const [running, working, recent] = await Promise.all([
+      this.store.active({ owner }),
+      this.deps.fleet ? this.deps.fleet.workedJobs() : this.working,
+      this.store.recent(RECENT_FOR_SUCCESS, { owner }),
+    ]);
+    const active = running.filter((job) => working.has(job.id)).length;
+    const done = recent.filter((job) => job.state === 'completed').map((job) => job.updatedAt);
+    const mostRecentSuccess = done.length > 0 ? new Date(Math.max(...done)).toISOString() : null;
+    return { active, waiting: running.length - active, maxConcurrency, mostRecentSuccess };
   }
 
   /** The signed deliveries of every job's webhooks (monitors send theirs through it too). */
@@ -252,11 +323,16 @@ export class JobManager {
     return this.deps.webhooks;
   }
 
-  /** Stores a one-value job (extract, llms.txt) and starts it in the background. */
-  async startTask(kind: JobKind, request: object, id: string = randomUUID()): Promise<JobRecord> {
+  /** Stores a one-value job (extract, llms.txt, an agent run, a monitor check) of `owner` and starts it. */
+  async startTask(
+    kind: JobKind,
+    request: object,
+    owner: string,
+    id: string = randomUUID(),
+  ): Promise<JobRecord> {
     const { webhook } = request as { webhook?: WebhookTarget | null };
     if (webhook) await this.deps.webhooks.check(webhook);
-    const job = await this.store.create({ id, kind, request, listed: true, total: 1 });
+    const job = await this.create({ id, kind, owner, request, listed: true, total: 1 });
     this.deps.metrics?.jobStarted(kind);
     await this.dispatch(job);
     return job;
@@ -264,10 +340,10 @@ export class JobManager {
 
   /**
    * Cancels a running job: it stops fetching at once and its documents stay readable. A job already over
-   * answers JobFinishedError (409); an unknown one NotFoundError.
+   * answers JobFinishedError (409); an unknown one, or another tenant's, NotFoundError.
    */
-  async cancel(id: string): Promise<void> {
-    const job = await this.get(id);
+  async cancel(id: string, caller: Caller): Promise<void> {
+    const job = await this.get(id, caller);
     // Firecrawl's answer, word for word for crawls: "Crawl is already completed". Cancelling a cancelled job
     // again is no error.
     const over = (state: string): JobFinishedError =>
@@ -278,7 +354,7 @@ export class JobManager {
     if (changed) this.deps.metrics?.jobFinished(job.kind, 'cancelled');
     this.running.get(id)?.controller.abort();
     if (!changed) {
-      const now = await this.get(id);
+      const now = await this.getUnchecked(id);
       if (now.state !== 'cancelled') throw over(now.state);
     }
   }
@@ -286,24 +362,24 @@ export class JobManager {
   /**
    * Runs a crawl whose caller reads it as it goes (the native /api/v1/crawl and its stream): an unlisted job on
    * the in-memory store, cancelled when `signal` aborts (the caller went away). Admission is the caller's
-   * (the native crawl's gate), so these never wait behind durable jobs.
+   * (the native crawl's gate), so these never wait behind durable jobs. `caller`: whom its pages are for.
    */
-  async attachCrawl(spec: CrawlSpec, sink: CrawlSink, signal: AbortSignal): Promise<CrawlSummary> {
+  async attachCrawl(
+    spec: CrawlSpec,
+    sink: CrawlSink,
+    signal: AbortSignal,
+    caller: Caller,
+  ): Promise<CrawlSummary> {
     const job = await this.memory.create({
       id: randomUUID(),
       kind: 'crawl',
+      owner: caller.tenant,
       request: null,
       listed: false,
       total: 0,
     });
     try {
-      const summary = await withProfile(this.deps.profiles, spec.page.profile, (cookies) => {
-        const deps = cookies ? { ...this.deps.crawl, cookies } : this.deps.crawl;
-        const run = new CrawlRun(spec, new MemoryFrontier(), sink, deps, undefined, matchersFor(spec), {
-          session: job.id, // the sticky key of proxy rotation
-        });
-        return run.run(signal, true);
-      });
+      const summary = await this.crawls.attached(job.id, spec, sink, signal, caller);
       await this.memory.finish(job.id, signal.aborted ? 'cancelled' : 'completed');
       return summary;
     } catch (err) {
@@ -339,7 +415,7 @@ export class JobManager {
   private launch(job: JobRecord, fresh: boolean): void {
     const controller = new AbortController();
     const done = this.gate
-      .enter(controller.signal)
+      .enter(controller.signal, job.owner) // owners with jobs waiting take turns
       .then(async () => {
         try {
           if (!controller.signal.aborted) await this.execute(job, fresh, controller.signal);
@@ -366,19 +442,25 @@ export class JobManager {
       return { state: 'failed', error: e.code === 'INTERNAL' ? 'Internal error' : e.message };
     };
     let outcome: Outcome;
+    this.working.add(job.id);
     try {
       let result: unknown;
-      if (job.kind === 'crawl' || job.kind === 'batch_scrape') await this.runCrawl(job, fresh, signal);
+      // Everything the run starts (pages, the LLM, the browser) is metered to the job's owner.
+      if (job.kind === 'crawl' || job.kind === 'batch_scrape')
+        await meteredAs(job.owner, () => this.crawls.run(job, fresh, signal));
       else {
         const runner = this.deps.tasks[job.kind];
         if (!runner) throw new StoreUnavailableError(`No runner for ${job.kind} jobs`);
-        result = await runner(job.request, signal, job.id);
+        const run = { signal, jobId: job.id, caller: callerFor(job.owner) };
+        result = await meteredAs(job.owner, () => runner(job.request, run));
       }
       if (stoppedByUs()) return;
       outcome = signal.aborted ? failure(signal.reason) : { state: 'completed', result };
     } catch (err) {
       if (stoppedByUs()) return;
       outcome = failure(signal.aborted ? signal.reason : err);
+    } finally {
+      this.working.delete(job.id);
     }
     await this.settle(job, outcome);
   }
@@ -408,73 +490,6 @@ export class JobManager {
     }
   }
 
-  private async runCrawl(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
-    const request = job.request as CrawlJobRequest;
-    if (this.deps.fleet) {
-      // Several processes work this crawl at once: frontier, limit and host politeness live in Redis, every
-      // share seeds (adds are idempotent), and the crawl is over only when nothing is queued or in flight.
-      const state = this.deps.fleet.crawlState(job, request.spec);
-      try {
-        await this.crawlOn(job, state.frontier, true, signal, state, state.lanes);
-        while (!signal.aborted && (await state.frontier.stats()).inFlight > 0) await sleep(200, signal);
-      } finally {
-        state.release();
-      }
-      return;
-    }
-    const frontier = this.deps.frontierFor(job.id);
-    if (!fresh) await frontier.requeueInFlight();
-    const freshFrontier = fresh || (await frontier.stats()).discovered === 0;
-    await this.crawlOn(job, frontier, freshFrontier, signal, {});
-  }
-
-  private async crawlOn(
-    job: JobRecord,
-    frontier: Frontier,
-    fresh: boolean,
-    signal: AbortSignal,
-    shared: { budget?: CrawlBudget; politeness?: Politeness },
-    lanes?: number,
-  ): Promise<void> {
-    const store = this.store;
-    const request = job.request as CrawlJobRequest;
-    const spec = lanes === undefined ? request.spec : { ...request.spec, concurrency: lanes };
-    const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
-    const sink: CrawlSink = {
-      document: async (item, doc) => {
-        const body = await this.deps.shapeDocument(doc, item.url, request, signal);
-        if (await store.addDocument(job.id, item.url, JSON.stringify(body))) {
-          this.notify(job, 'page', { data: [body] });
-        }
-      },
-      failed: (url, e, attempts) => store.addError(job.id, url, e.code, e.message, attempts),
-      robotsBlocked: (url) => store.addRobotsBlocked(job.id, url),
-      stored: (url) => store.hasDocument(job.id, url),
-      progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
-    };
-    // One cookie jar per job in this process (from its profile), written back at its end with saveChanges.
-    await withProfile(this.deps.profiles, spec.page.profile, async (cookies) => {
-      const deps = cookies ? { ...this.deps.crawl, cookies } : this.deps.crawl;
-      const run = new CrawlRun(spec, frontier, sink, deps, resumed, matchersFor(request.spec), {
-        ...shared,
-        session: job.id, // the sticky key of proxy rotation: a host keeps its proxy for the whole job
-        // A resumed crawl checks every page for a stored document; a shared frontier marks the items a dead
-        // worker had (`retry`), and only those are checked.
-        checkStored: !fresh,
-      });
-      this.crawls.set(job.id, run);
-      const stopPublishing = this.deps.fleet
-        ? publishWarnings(this.deps.fleet, job.id, () => run.warning())
-        : null;
-      try {
-        await run.run(signal, fresh);
-      } finally {
-        stopPublishing?.();
-        this.crawls.delete(job.id);
-      }
-    });
-  }
-
   /** Sends a webhook event for `job` when it asked for one. */
   private notify(job: JobRecord, event: JobEvent, extra: { data?: unknown[]; error?: string }): void {
     const request = job.request as { webhook?: WebhookTarget | null } | null;
@@ -491,6 +506,7 @@ export class JobManager {
       await this.memory.purgeExpired(Date.now());
       await this.deps.pages.purge(Date.now() - this.deps.pagesTtlMs);
       await this.deps.profiles?.purge(Date.now());
+      await this.deps.usage?.purge();
     } catch (err) {
       this.deps.log.warn({ err }, 'purging expired jobs failed');
     }
@@ -518,6 +534,7 @@ export class JobManager {
     await Promise.race([Promise.allSettled(runs.map(([, run]) => run.done)), sleep(10_000)]);
     await this.deps.fleet?.close();
     await this.deps.webhooks.close();
+    await this.deps.usage?.close();
     await this.deps.store?.close();
   }
 }

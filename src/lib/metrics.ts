@@ -8,6 +8,30 @@ export interface MetricSources {
   jobsRunning(): Promise<number>;
 }
 
+/** Each usage counter of a tenant (src/tenants/usage.ts): its metric, and what its count is divided by. */
+const TENANT_USAGE = {
+  pages: ['pagewright_tenant_pages_total', 'Pages fetched from the web, by tenant', 1],
+  browserMs: [
+    'pagewright_tenant_browser_seconds_total',
+    'Seconds browser renders and browser sessions held a browser page, by tenant',
+    1000,
+  ],
+  documents: ['pagewright_tenant_documents_total', 'Documents (PDF, Office) parsed, by tenant', 1],
+  llmTokens: ['pagewright_tenant_llm_tokens_total', "Tokens of the server LLM's answers, by tenant", 1],
+  credits: ['pagewright_tenant_credits_total', 'Firecrawl credits (page documents built), by tenant', 1],
+} as const;
+type TenantCounter = keyof typeof TENANT_USAGE;
+
+function tenantCounters(
+  registry: Registry,
+): Record<TenantCounter, { counter: Counter<'tenant'>; per: number }> {
+  const entries = Object.entries(TENANT_USAGE).map(([field, [name, help, per]]) => [
+    field,
+    { counter: new Counter({ name, help, labelNames: ['tenant'] as const, registers: [registry] }), per },
+  ]);
+  return Object.fromEntries(entries) as Record<TenantCounter, { counter: Counter<'tenant'>; per: number }>;
+}
+
 /**
  * The service's Prometheus metrics, one registry per app (tests run several apps in one process). Labels are
  * bounded by construction: route templates (never a path as sent), engine names, error codes, job kinds and
@@ -96,6 +120,9 @@ export class Metrics {
     help: "CDP commands of browser sessions' clients refused by the CDP proxy's filter",
     registers: [this.registry],
   });
+  /** The tenants labelled by name; any other tenant's usage counts as `other`, so labels stay bounded. */
+  private tenantNames = new Set<string>();
+  private readonly tenantUsage = tenantCounters(this.registry);
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'pagewright_' });
@@ -189,6 +216,22 @@ export class Metrics {
 
   cdpRefused(): void {
     this.cdpRefusals.inc();
+  }
+
+  /** Names the tenants labelled as themselves (the declared ones); their counters start at zero. */
+  labelTenants(names: readonly string[]): void {
+    this.tenantNames = new Set(names);
+    for (const { counter } of Object.values(this.tenantUsage))
+      for (const tenant of names) counter.inc({ tenant }, 0);
+  }
+
+  /** What a tenant used, as src/tenants/usage.ts counts it (browser time in ms). */
+  tenantUsed(tenant: string, counts: Partial<Record<TenantCounter, number>>): void {
+    const label = this.tenantNames.has(tenant) ? tenant : 'other';
+    for (const [field, n] of Object.entries(counts)) {
+      const usage = this.tenantUsage[field as TenantCounter];
+      if (usage && n > 0) usage.counter.inc({ tenant: label }, n / usage.per);
+    }
   }
 
   request(route: string, method: string, status: number, seconds: number): void {

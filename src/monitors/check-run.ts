@@ -91,6 +91,7 @@ async function fetchTarget(
         },
       },
       signal,
+      caller,
     );
     return out;
   }

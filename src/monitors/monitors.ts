@@ -1,5 +1,5 @@
-import { limitText, ownerOf } from '../tenants/tenant.js';
-import type { LimitsOf } from '../tenants/tenant.js';
+import { canSee, limitText, ownerOf } from '../tenants/tenant.js';
+import type { Caller, LimitsOf } from '../tenants/tenant.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { LimitReachedError, NotFoundError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
@@ -62,7 +62,7 @@ export class Monitors {
   constructor(
     private readonly deps: {
       store: MonitorStore;
-      jobs: Pick<JobManager, 'startTask' | 'get'>;
+      jobs: Pick<JobManager, 'startTask' | 'getUnchecked'>;
       scheduler: MonitorScheduler;
       /** Each owner's limits: `monitors` it may hold, `minMonitorIntervalSeconds` between two ticks. */
       limits: LimitsOf;
@@ -123,19 +123,29 @@ export class Monitors {
     return (await this.deps.store.get(record.id)) ?? record;
   }
 
-  async get(id: string): Promise<MonitorRecord> {
+  /** A monitor `caller` may reach: its tenant's (an operator's: any); another tenant's is as unknown (404). */
+  async get(id: string, caller: Caller): Promise<MonitorRecord> {
     const monitor = await this.deps.store.get(id);
-    if (!monitor) throw new NotFoundError('Monitor not found');
+    if (!monitor || !canSee(caller, ownerOf(monitor))) throw new NotFoundError('Monitor not found');
     return monitor;
   }
 
-  list(offset: number, limit: number): Promise<{ monitors: MonitorRecord[]; total: number }> {
-    return this.deps.store.list(offset, limit);
+  /** `owner`'s monitors (every tenant's with null), oldest first, with their total. */
+  list(
+    owner: string | null,
+    offset: number,
+    limit: number,
+  ): Promise<{ monitors: MonitorRecord[]; total: number }> {
+    return this.deps.store.list(owner, offset, limit);
   }
 
   /** Applies a change (the surface merged it into the record); the schedule follows it. */
-  async update(id: string, change: (monitor: MonitorRecord) => MonitorRecord): Promise<MonitorRecord> {
-    const monitor = await this.get(id);
+  async update(
+    id: string,
+    caller: Caller,
+    change: (monitor: MonitorRecord) => MonitorRecord,
+  ): Promise<MonitorRecord> {
+    const monitor = await this.get(id, caller);
     const next = { ...change(monitor), id, owner: monitor.owner, updatedAt: Date.now() };
     checkInterval(next, this.minIntervalSeconds(ownerOf(monitor)), 'schedule');
     await this.deps.store.put(next);
@@ -143,14 +153,15 @@ export class Monitors {
     return (await this.deps.store.get(id)) ?? next;
   }
 
-  async delete(id: string): Promise<void> {
+  async delete(id: string, caller: Caller): Promise<void> {
+    await this.get(id, caller);
     if (!(await this.deps.store.delete(id))) throw new NotFoundError('Monitor not found');
     await this.deps.scheduler.sync(id, null);
   }
 
   /** POST /run: a check now, whatever the schedule (a paused monitor too: the caller asked for it). */
-  async run(id: string): Promise<CheckRecord> {
-    const check = await this.startCheck(await this.get(id), 'manual', null);
+  async run(id: string, caller: Caller): Promise<CheckRecord> {
+    const check = await this.startCheck(await this.get(id, caller), 'manual', null);
     if (!check) throw new NotFoundError('Monitor not found');
     return check;
   }
@@ -204,7 +215,8 @@ export class Monitors {
     }
     await this.deps.store.put({ ...latest, currentCheckId: check.id });
     const request: CheckJobRequest = { monitorId: monitor.id, checkId: check.id };
-    await this.deps.jobs.startTask('monitor_check', request, check.id);
+    // The check is the monitor's owner's work: its job is theirs to read, and runs for them.
+    await this.deps.jobs.startTask('monitor_check', request, ownerOf(monitor), check.id);
     return check;
   }
 
@@ -217,7 +229,7 @@ export class Monitors {
     if (!monitor.currentCheckId) return null;
     const check = await this.deps.store.check(monitor.id, monitor.currentCheckId);
     if (!check || (check.status !== 'queued' && check.status !== 'running')) return null;
-    const job = await this.deps.jobs.get(check.id).catch((err: unknown) => {
+    const job = await this.deps.jobs.getUnchecked(check.id).catch((err: unknown) => {
       if (err instanceof NotFoundError) return null;
       throw err;
     });
@@ -229,21 +241,27 @@ export class Monitors {
     return null;
   }
 
-  checks(
+  /** The checks of a monitor `caller` may reach (404 otherwise), newest first. */
+  async checks(
     id: string,
+    caller: Caller,
     offset: number,
     limit: number,
     status?: CheckStatus,
   ): Promise<{ checks: CheckRecord[]; total: number }> {
+    await this.get(id, caller);
     return this.deps.store.checks(id, offset, limit, status);
   }
 
-  async check(id: string, checkId: string): Promise<CheckRecord> {
+  /** One check of a monitor `caller` may reach; another tenant's monitor is 404 as an unknown one. */
+  async check(id: string, checkId: string, caller: Caller): Promise<CheckRecord> {
+    await this.get(id, caller);
     const check = await this.deps.store.check(id, checkId);
     if (!check) throw new NotFoundError('Check not found');
     return check;
   }
 
+  /** The pages of a check the caller read with `check` first (the read that answers 404 across tenants). */
   pages(
     checkId: string,
     skip: number,

@@ -14,7 +14,7 @@ export function withMonitorChecks(ports: JobSurfacePorts, deps: () => CheckDeps)
     ...ports,
     tasks: {
       ...ports.tasks,
-      monitor_check: async (request, signal) => {
+      monitor_check: async (request, { signal }) => {
         const { monitorId, checkId } = request as CheckJobRequest;
         const checkDeps = deps();
         try {

@@ -2,6 +2,7 @@ import { DIFF_TIMEOUT_MS, MAX_COMPARED_CHARS, markdownDiff } from '../content/ma
 import { normalizeUrl } from '../crawl/normalize.js';
 import type { PageStore } from '../jobs/stores/page-store.js';
 import type { PageDocument } from '../schemas/page.js';
+import { DEFAULT_TENANT } from '../tenants/tenant.js';
 
 /** What Firecrawl's `changeTracking` format asks for. */
 export interface ChangeTrackingRequest {
@@ -21,21 +22,28 @@ export interface ChangeTracking {
 
 const GONE = new Set([404, 410]);
 
+/**
+ * Each tenant's versions apart: a page fetched with one tenant's headers or cookies, and its diff, is never
+ * shown to another. `default`'s key has no tenant, so versions stored before tenants existed stay its own.
+ */
+const trackPrefix = (tenant: string): string => (tenant === DEFAULT_TENANT ? 'track:' : `track@${tenant}:`);
+
 /** Whether a page's status says it is gone (a tracked page answering it is `removed`). */
 export const isGone = (statusCode: number): boolean => GONE.has(statusCode);
 
 /**
- * Compares a page's Markdown with the version stored for its URL (and tag) at the previous scrape, then stores
- * this one. A page that now answers 404 or 410 after being seen is `removed` (and the last seen version is
- * kept). Answers the field and, when a diff was given up, why.
+ * Compares a page's Markdown with the version `tenant` stored for its URL (and tag) at its previous scrape,
+ * then stores this one. A page that now answers 404 or 410 after being seen is `removed` (and the last seen
+ * version is kept). Answers the field and, when a diff was given up, why.
  */
 export async function trackChanges(
   doc: PageDocument,
   sourceUrl: string,
   request: ChangeTrackingRequest,
   pages: PageStore,
+  tenant: string,
 ): Promise<{ changeTracking: ChangeTracking; warning?: string }> {
-  const key = `track:${normalizeUrl(sourceUrl) ?? sourceUrl}|${request.tag ?? ''}`;
+  const key = `${trackPrefix(tenant)}${normalizeUrl(sourceUrl) ?? sourceUrl}|${request.tag ?? ''}`;
   const markdown = (doc.markdown ?? '').slice(0, MAX_COMPARED_CHARS);
   const previous = await pages.get(key);
   const now = Date.now();

@@ -6,6 +6,7 @@ import type { PageDocument } from '../schemas/page.js';
 import type { CrawlSettings, CrawlSpec } from '../jobs/crawl-run.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import { checkPageOptions } from '../pipeline/fetch-page.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** Events waiting for a slow reader at most; workers pause beyond this (backpressure). */
 const MAX_BUFFERED_EVENTS = 32;
@@ -91,6 +92,7 @@ export async function* crawlSite(
   jobs: JobManager,
   settings: CrawlSettings,
   browserAvailable: boolean,
+  caller: Caller,
 ): AsyncGenerator<CrawlEvent> {
   const started = Date.now();
   const spec = seedCrawlSpec(body, settings, browserAvailable);
@@ -139,6 +141,7 @@ export async function* crawlSite(
         robotsBlocked: () => Promise.resolve(),
       },
       crawlSignal,
+      caller,
     )
     .finally(() => {
       done = true;

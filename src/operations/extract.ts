@@ -12,6 +12,7 @@ import { DEFAULT_LLM_MODEL } from '../schemas/extract.js';
 import type { ExtractBody, ExtractItem, ExtractReply } from '../schemas/extract.js';
 import type { ScrapeDeps } from '../pipeline/fetch-page.js';
 import { checkPageOptions, fetchAndRender } from '../pipeline/fetch-page.js';
+import type { Caller } from '../tenants/tenant.js';
 
 export interface ExtractDeps extends ScrapeDeps {
   llm: LlmClient;
@@ -97,6 +98,7 @@ async function extractOne(
   p: Plan,
   deadline: Deadline,
   deps: ExtractDeps,
+  caller: Caller,
 ): Promise<ExtractItem> {
   const css = p.selectors && p.mode !== 'llm' ? p.selectors : null;
   const { document, extracted } = await fetchAndRender(
@@ -105,6 +107,7 @@ async function extractOne(
       sourceUrl: url,
       options: { formats: ['markdown'], engine: body.engine },
       cssExtract: css ? { selectors: css, properties: p.properties, schema: body.schema } : undefined,
+      caller,
     },
     deadline,
     deps,
@@ -144,11 +147,13 @@ async function extractOne(
 /**
  * Extracts from 1-10 URLs with a bounded number at once; each URL's budget starts when its slot opens.
  * Per-URL failures (fetch, timeout, schema violations, LLM errors) are items of the batch, in input order.
+ * `caller`: the tenant the pages are fetched for (the request's, or the extract job's owner).
  */
 export async function extractBatch(
   body: ExtractBody,
   signal: AbortSignal,
   deps: ExtractDeps,
+  caller: Caller,
 ): Promise<ExtractReply> {
   const p = plan(body, deps);
   const concurrency = 'value' in deps.concurrency ? deps.concurrency.value : 1;
@@ -156,7 +161,7 @@ export async function extractBatch(
     // The per-URL budget starts when its slot opens: waiting for a slot is not counted.
     const deadline = Deadline.after(body.timeout ?? 30000, signal);
     try {
-      return await extractOne(url, body, p, deadline, deps);
+      return await extractOne(url, body, p, deadline, deps, caller);
     } catch (err) {
       const e = toAppError(err);
       return { url, success: false, error: e.code === 'INTERNAL' ? 'Internal error' : e.message };

@@ -12,6 +12,7 @@ import type { LlmsTxtBody } from '../schemas/search.js';
 import type { CrawlDeps } from '../jobs/crawl-run.js';
 import { mapSite } from './map.js';
 import { checkPageOptions, fetchAndRender } from '../pipeline/fetch-page.js';
+import type { Caller } from '../tenants/tenant.js';
 
 export interface LlmsTxtDeps extends CrawlDeps {
   llm: LlmClient;
@@ -95,12 +96,14 @@ async function describeWithLlm(
 
 /**
  * llms.txt for a site (llmstxt.org): discover with map's code, same-host pages first, cut to maxUrls,
- * scrape in parallel, then write the index (title, summary, one line per page) and the full text.
+ * scrape in parallel, then write the index (title, summary, one line per page) and the full text. `caller`:
+ * the tenant the pages are fetched for (the request's, or the llms.txt job's owner).
  */
 export async function generateLlmsTxt(
   body: LlmsTxtBody,
   signal: AbortSignal,
   deps: LlmsTxtDeps,
+  caller: Caller,
 ): Promise<LlmsTxtResult> {
   const start = parseTargetUrl(body.url);
   checkPageOptions({ engine: body.engine }, deps.browser !== null);
@@ -134,6 +137,7 @@ export async function generateLlmsTxt(
           url: new URL(url),
           sourceUrl: url,
           options: { formats: ['markdown'], onlyMainContent: true, engine: body.engine },
+          caller,
         },
         Deadline.after(PAGE_TIMEOUT_MS, signal),
         deps,

@@ -1,6 +1,8 @@
 import type { JobRecord } from '../jobs/stores/job-store.js';
 import type { JobSummary, ServiceStatus } from '../schemas/operator.js';
 import type { Services } from './services.js';
+import { listedOwner } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** Where each kind of job is read through the Firecrawl routes (documents, result, errors). */
 const STATUS_PATH: Record<JobRecord['kind'], string> = {
@@ -30,6 +32,7 @@ export function jobSummary(job: JobRecord, now = Date.now()): JobSummary {
   const seconds = Math.max(0.001, (end - job.createdAt) / 1000);
   return {
     id: job.id,
+    owner: job.owner,
     kind: job.kind,
     state: job.state,
     url: targetOf(job.request),
@@ -47,9 +50,18 @@ export function jobSummary(job: JobRecord, now = Date.now()): JobSummary {
   };
 }
 
-export async function recentJobs(services: Services, limit: number): Promise<JobSummary[]> {
+/** The newest jobs `caller` may see: its tenant's; an operator's, those of `tenant` or every tenant's. */
+export async function recentJobs(
+  services: Services,
+  limit: number,
+  caller: Caller,
+  tenant?: string,
+): Promise<JobSummary[]> {
   const now = Date.now();
-  return (await services.jobs.recent(limit)).map((job) => jobSummary(job, now));
+  const owner = listedOwner(caller, tenant);
+  return (await services.jobs.recent(limit, owner === undefined ? {} : { owner })).map((job) =>
+    jobSummary(job, now),
+  );
 }
 
 const started = Date.now();

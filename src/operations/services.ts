@@ -16,6 +16,7 @@ import type { MapLink, MapRequest } from './map.js';
 import type { ParseOptions, UploadedFile } from './parse.js';
 import type { SearchPage } from './search.js';
 import type { Caller } from '../tenants/tenant.js';
+import type { Usage } from '../tenants/usage.js';
 
 /**
  * A tool of the CLI and the MCP server: a request schema (the same validation and messages as HTTP), the HTTP
@@ -94,5 +95,7 @@ export interface Services {
   contentStats(): ReturnType<ContentPool['stats']>;
   /** Prometheus metrics of this process (GET /metrics). */
   metrics: Metrics;
+  /** What each tenant used per UTC day, and its daily limits (GET /api/v1/usage, Firecrawl's team usage). */
+  usage: Usage;
   close(): Promise<void>;
 }

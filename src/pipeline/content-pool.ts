@@ -6,6 +6,9 @@ import type { SitemapDocument } from '../crawl/sitemap.js';
 import type { FetchedPage } from '../engines/types.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Logger } from '../lib/logger.js';
+import { meteredTenant } from '../tenants/metering.js';
+import type { Meter } from '../tenants/metering.js';
+import { DEFAULT_TENANT } from '../tenants/tenant.js';
 import type { SearchHit } from '../search/types.js';
 import type { ContentEnvelope, ContentResult } from './content-worker.js';
 import { runContentTask } from './content-tasks.js';
@@ -27,6 +30,8 @@ export interface ContentPoolOptions {
   log: Logger;
   /** Task durations and aborts. */
   metrics?: Metrics;
+  /** Where each document parsed (PDF, Office) counts, to the tenant of the work running (metering.ts). */
+  meter?: Meter;
 }
 
 /** Where the file of the worker entry lives: .ts when running from source (tsx), .js when built. */
@@ -71,7 +76,8 @@ export class ContentPool {
         : null;
   }
 
-  render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
+  /** A page's or an upload's bytes as a page document; a document among them (PDF, Office) is counted. */
+  async render(page: FetchedPage, options: DocumentOptions, deadline: Deadline): Promise<RenderedPage> {
     const server = this.options.maxDocumentPages ?? Number.MAX_SAFE_INTEGER;
     const withLimits = { ...options, maxDocumentPages: Math.min(options.maxDocumentPages ?? server, server) };
     const task = {
@@ -80,7 +86,9 @@ export class ContentPool {
       options: withLimits,
       maxDocumentBytes: this.options.maxDocumentBytes,
     };
-    return this.run(task, deadline, page.url);
+    const rendered = await this.run(task, deadline, page.url);
+    if (rendered.documentKind) this.options.meter?.add(meteredTenant() ?? DEFAULT_TENANT, { documents: 1 });
+    return rendered;
   }
 
   sitemap(body: Buffer, url: string, deadline: Deadline): Promise<SitemapDocument> {

@@ -94,6 +94,7 @@ async function renderDocument(
     if (markedMarkdown !== undefined && rendered.document.markdown !== undefined)
       rendered.document.markdown = markedMarkdown;
   }
+  rendered.documentKind = kind;
   return rendered;
 }
 

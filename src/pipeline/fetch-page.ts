@@ -9,6 +9,12 @@ import type { Metrics } from '../lib/metrics.js';
 import { checkCallerHeaders } from '../lib/request-headers.js';
 import { sleep } from '../lib/sleep.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
+import { meteredAs, meteredTenant } from '../tenants/metering.js';
+import type { PageMeter } from '../tenants/metering.js';
+import { DEFAULT_TENANT } from '../tenants/tenant.js';
+import type { Caller } from '../tenants/tenant.js';
+import { pageSlotWithin } from '../tenants/page-slots.js';
+import type { PageSlots } from '../tenants/page-slots.js';
 import type { TreeLimits } from '../content/parse/parse.js';
 import type { ContentPool } from './content-pool.js';
 import type { CssExtraction, RenderedPage } from './page-document.js';
@@ -43,6 +49,16 @@ export interface ScrapeDeps {
   cookies?: CookieJarHandle;
   /** The tiers of proxies the server has, for a page's `proxy` option (absent: no stealth proxies). */
   proxies?: ProxyTiers | null;
+  /**
+   * Each tenant's pages in flight (MAX_SCRAPES_PER_TENANT): a page whose request names its caller holds one of
+   * that tenant's slots while it is fetched and converted (a crawl's page is given one by its crawl).
+   */
+  pageSlots?: PageSlots;
+  /**
+   * Where pages and credits are counted, and a tenant's pages of the day checked before a page is fetched: the
+   * page's `caller`'s tenant, else the tenant of the work running (metering.ts).
+   */
+  usage?: PageMeter;
 }
 
 /** What the target answered to one fetch: its status and Retry-After (in ms, capped; null when none). */
@@ -79,6 +95,8 @@ export interface PageRequest {
   cssExtract?: CssExtraction;
   /** The sticky key of proxy rotation (a job's id): a host keeps its proxy for the whole job. */
   session?: string;
+  /** The tenant the page is fetched for (a job's owner, a request's caller): whose usage and limits it counts to. */
+  caller?: Caller;
 }
 
 /** Checks a page's options before anything is fetched, so bad input fails fast and once. */
@@ -172,7 +190,8 @@ async function fetchWithRetries(
 
 /**
  * Validate, choose the engine, fetch within the deadline (a transient failure is fetched again, `maxRetries`
- * times or MAX_RETRIES), build the requested formats.
+ * times or MAX_RETRIES), build the requested formats; with one of the caller's page slots held throughout,
+ * waited for within half the deadline (then 429).
  */
 export async function fetchAndRender(
   req: PageRequest,
@@ -180,12 +199,18 @@ export async function fetchAndRender(
   deps: ScrapeDeps,
 ): Promise<RenderedPage> {
   const retries = req.options.maxRetries ?? deps.retries.maxRetries;
-  // Without deferLast a transient last answer is rendered like any other: never a RetryLater.
-  return (await renderWithRetries(req, deadline, deps, {
-    retries,
-    before: 0,
-    deferLast: false,
-  })) as RenderedPage;
+  const slot =
+    deps.pageSlots && req.caller ? await pageSlotWithin(deps.pageSlots, req.caller.tenant, deadline) : null;
+  try {
+    // Without deferLast a transient last answer is rendered like any other: never a RetryLater.
+    return (await renderWithRetries(req, deadline, deps, {
+      retries,
+      before: 0,
+      deferLast: false,
+    })) as RenderedPage;
+  } finally {
+    slot?.release();
+  }
 }
 
 /**
@@ -203,12 +228,36 @@ export function fetchForCrawl(
   return renderWithRetries(req, deadline, deps, { retries: 0, before, deferLast: retryLeft, observe });
 }
 
-/** Validate, choose the engine, fetch (with `attempts`), build the requested formats. */
+/**
+ * A page counted to its tenant: refused past its pages of the day; one page when the target answered (a
+ * RetryLater is counted when it is fetched again), one credit when its document is built. What the page starts
+ * (a browser render, a document parsed) runs metered to the tenant.
+ */
 async function renderWithRetries(
   req: PageRequest,
   deadline: Deadline,
   deps: ScrapeDeps,
   attempts: Attempts,
+): Promise<RenderedPage | RetryLater> {
+  const tenant = req.caller?.tenant ?? meteredTenant() ?? DEFAULT_TENANT;
+  await deps.usage?.checkPages(tenant);
+  let answered = false;
+  const counted = (): void => {
+    if (!answered) deps.usage?.add(tenant, { pages: 1 });
+    answered = true;
+  };
+  const rendered = await meteredAs(tenant, () => renderFetched(req, deadline, deps, attempts, counted));
+  if (!('retryLater' in rendered)) deps.usage?.add(tenant, { credits: 1 });
+  return rendered;
+}
+
+/** Validate, choose the engine, fetch (with `attempts`), build the requested formats. */
+async function renderFetched(
+  req: PageRequest,
+  deadline: Deadline,
+  deps: ScrapeDeps,
+  attempts: Attempts,
+  answered: () => void,
 ): Promise<RenderedPage | RetryLater> {
   const { options } = req;
   const { formats, headers, plan, screenshot } = checkPageOptions(options, deps.browser !== null);
@@ -233,6 +282,7 @@ async function renderWithRetries(
         screenshot,
         branding: formats.includes('branding'),
         session: req.session,
+        tenant: req.caller?.tenant,
         cookies: deps.cookies,
         proxy: proxies.tier,
       } as FetchRequest,
@@ -241,6 +291,7 @@ async function renderWithRetries(
       attempts,
     );
     if ('retryLater' in fetched) return fetched;
+    answered();
     const { page, fetches } = fetched;
     deadline.check('fetch');
     // The actions' outputs (screenshots, PDFs) need no parsing: they stay on this thread.

@@ -54,6 +54,8 @@ export interface RenderedPage {
   clientRendered: string | null;
   /** What `cssExtract` found (only when asked). */
   extracted?: Record<string, unknown>;
+  /** Set when the bytes were a document (PDF, Word, Excel, PowerPoint) converted to a page: its kind. */
+  documentKind?: string;
 }
 
 /** Turns fetched bytes into the page document (title, description, url, metadata, formats), only the requested formats. */

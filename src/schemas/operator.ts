@@ -1,9 +1,20 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 
-/** One job in the operators' jobs view. */
+/**
+ * `?tenant=` of a list: an operator's list shows that tenant's records only; any other key's lists are its own
+ * tenant's, whatever it names.
+ */
+export const TenantFilter = Type.String({
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$',
+  description: "Operators only: list this tenant's records (other keys always list their own).",
+});
+
+/** One job in the jobs view. */
 export const JobSummary = Type.Object({
   id: Type.String(),
+  /** The tenant the job is for. */
+  owner: Type.String(),
   kind: Type.Union([
     Type.Literal('crawl'),
     Type.Literal('batch_scrape'),
@@ -38,12 +49,18 @@ export const JobListQuery = Type.Object(
     limit: Type.Optional(
       Type.String({ pattern: '^[0-9]{1,3}$', description: 'Jobs to list, 1..500 (default 100).' }),
     ),
+    tenant: Type.Optional(TenantFilter),
   },
   { additionalProperties: false },
 );
 export type JobListQuery = Static<typeof JobListQuery>;
 
-export const JobListReply = Type.Object({ success: Type.Literal(true), data: Type.Array(JobSummary) });
+export const JobListReply = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Array(JobSummary),
+  /** Who asked: its tenant, and whether it is an operator (who sees every tenant's jobs and may filter them). */
+  caller: Type.Object({ tenant: Type.String(), admin: Type.Boolean() }),
+});
 
 /** What the service is doing now: the operators' health view. */
 export const ServiceStatus = Type.Object({

@@ -34,6 +34,7 @@ export type ProfileOption = Static<typeof ProfileOption>;
 /** What the profile routes show: never a cookie's value. */
 export const ProfileSummary = Type.Object({
   name: Type.String(),
+  tenant: Type.String({ description: 'The tenant it belongs to: a name is unique within its tenant.' }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
   expiresAt: Type.String({ description: 'PROFILE_TTL_DAYS after the last save.' }),
@@ -48,3 +49,17 @@ export const ProfileListReply = Type.Object({
 export const ProfileReply = Type.Object({ success: Type.Literal(true), profile: ProfileSummary });
 export const ProfileDeletedReply = Type.Object({ success: Type.Literal(true) });
 export const ProfileParams = Type.Object({ name: ProfileName }, { additionalProperties: false });
+export const ProfileQuery = Type.Object(
+  {
+    tenant: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        description:
+          "An operator key's choice of tenant (without it: every tenant's in a list; by name, the one tenant " +
+          'holding it). Ignored for another key: it sees its own tenant only.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

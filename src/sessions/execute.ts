@@ -8,6 +8,7 @@ import { NodeSandbox } from './node-code/sandbox.js';
 import { drivePage } from './prompt-driver.js';
 import type { AskLlm, PromptLimits } from './prompt-driver.js';
 import type { BrowserSessions } from './sessions.js';
+import type { Caller } from '../tenants/tenant.js';
 
 /** One execute request: a script in the command language, or a goal for the server's LLM. */
 export interface ExecuteRequest {
@@ -80,8 +81,16 @@ export class SessionExecutor {
     return 'code';
   }
 
-  /** Runs the request in session `id`; `signal` is the caller going away. */
-  async execute(id: string, req: ExecuteRequest, signal?: AbortSignal): Promise<ExecuteResult> {
+  /**
+   * Runs the request in session `id` (404 when it is not `caller`'s to reach); `signal` is the caller going
+   * away.
+   */
+  async execute(
+    id: string,
+    req: ExecuteRequest,
+    signal: AbortSignal | undefined,
+    caller: Caller,
+  ): Promise<ExecuteResult> {
     const kind = this.check(req);
     const seconds = req.timeout ?? DEFAULT_TIMEOUT_S[kind];
     if (kind === 'node') await this.nodeSandbox().ensureAvailable();
@@ -90,12 +99,12 @@ export class SessionExecutor {
       return await turn.run(async () => {
         const deadline = Deadline.after(seconds * 1000, signal);
         try {
-          return await this.sessions.withPage(id, async (page) => {
+          return await this.sessions.withPage(id, caller, async (page) => {
             if (kind === 'node') {
               const out = await this.nodeSandbox().run({
                 code: req.code!,
                 deadline,
-                connect: (client) => this.sessions.connectCdp(id, client),
+                connect: (client) => this.sessions.connectCdp(id, client, caller),
                 ...this.bounds(),
               });
               return this.bounded(out);

@@ -20,6 +20,7 @@ import type { Profiles } from '../jobs/stores/browser-state/profile-store.js';
 import { Gate } from '../lib/gate.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
+import type { Meter } from '../tenants/metering.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
 import type { CdpScope } from './cdp-filter.js';
 import { SESSION_CLOSED, linkCdp } from './cdp-proxy.js';
@@ -31,9 +32,11 @@ import type { SessionIsolation } from './host/session-hosts.js';
 import { startLiveView } from './live-view.js';
 import type { LiveViewerSocket } from './live-view.js';
 import { bounded, closeSession } from './session-end.js';
+import { noProfile } from '../jobs/profile-session.js';
 import { DEFAULT_OWNER, SessionOwners } from './session-owners.js';
 import { activeRecord, endedRecord, shownRecord } from './session-record.js';
-import type { LimitsOf } from '../tenants/tenant.js';
+import { canSee } from '../tenants/tenant.js';
+import type { Caller, LimitsOf } from '../tenants/tenant.js';
 
 /** What a session is started with (the surface's request, its defaults applied). */
 export interface SessionOptions {
@@ -41,7 +44,10 @@ export interface SessionOptions {
   ttl: number;
   /** Seconds without a CDP message or command before it ends. */
   activityTtl: number;
-  /** The caller's tenant, counted against MAX_SESSIONS_PER_TENANT. */
+  /**
+   * The caller's tenant: counted against MAX_SESSIONS_PER_TENANT, the only one (with operators) that reaches
+   * the session, and whose profile `profile` names (saved back as its own).
+   */
   owner?: string;
   profile?: { name: string; saveChanges?: boolean };
   /** A phone's screen, touch and User-Agent (an interact reopening a scrape with `mobile`). */
@@ -74,6 +80,8 @@ export interface SessionDeps {
   limits: SessionLimits;
   userAgent: string;
   metrics: Metrics;
+  /** Where a session's lifetime counts as browser time, to its owner, when it ends (src/tenants/usage.ts). */
+  meter?: Meter;
   log: Logger;
 }
 
@@ -175,12 +183,8 @@ export class BrowserSessions {
       slot = true;
       await this.owners.check(owner, () => this.heldElsewhere());
       const { profile } = options;
-      const state = profile ? await this.deps.profiles.state(profile.name) : null;
-      if (profile && state === null && !profile.saveChanges) {
-        throw new NotFoundError(
-          `profile.name: no profile '${profile.name}' on this server (save one with saveChanges: true)`,
-        );
-      }
+      const state = profile ? await this.deps.profiles.state(owner, profile.name) : null;
+      if (profile && state === null && !profile.saveChanges) throw noProfile(profile.name);
       host = await this.hosts.acquire();
       context = await host.browser.newContext({
         userAgent: this.deps.userAgent,
@@ -211,33 +215,39 @@ export class BrowserSessions {
     }
   }
 
-  /** The records with `status` (every one without), newest first; a record its holder left behind shows ended. */
-  async list(status?: SessionRecord['status'], now = Date.now()): Promise<SessionRecord[]> {
-    const records = await this.deps.store.list();
+  /**
+   * The records `caller` may see (its tenant's; an operator's, every one) with `status` (every one without),
+   * newest first; a record its holder left behind shows ended.
+   */
+  async list(
+    status: SessionRecord['status'] | undefined,
+    caller: Caller,
+    now = Date.now(),
+  ): Promise<SessionRecord[]> {
+    const records = (await this.deps.store.list()).filter((r) => canSee(caller, r.owner));
     const shown = records.map((r) => this.orphanEnded(r, now));
     return shown.filter((r) => status === undefined || r.status === status);
   }
 
-  /** One session's record (404 when there is none). */
-  async get(id: string, now = Date.now()): Promise<SessionRecord> {
+  /** One session's record; 404 when there is none, or it is another tenant's (the same answer). */
+  async get(id: string, caller: Caller, now = Date.now()): Promise<SessionRecord> {
     const local = this.live.get(id);
-    if (local) return { ...local.record };
-    const record = await this.deps.store.get(id);
-    if (!record) throw new NotFoundError(`Browser session ${id} not found`);
-    return this.orphanEnded(record, now);
+    const record = local ? { ...local.record } : await this.deps.store.get(id);
+    if (!record || !canSee(caller, record.owner)) throw new NotFoundError(`Browser session ${id} not found`);
+    return local ? record : this.orphanEnded(record, now);
   }
 
   /** Ends a session of this process (DELETE): its record, destroyed, with the cause. */
-  async end(id: string, cause: SessionEndCause = 'deleted'): Promise<SessionRecord> {
-    return this.end_(await this.local(id), cause);
+  async end(id: string, cause: SessionEndCause, caller: Caller): Promise<SessionRecord> {
+    return this.end_(await this.local(id, caller), cause);
   }
 
   /**
    * Runs `use` on the session's current page (the last one open in its context; a new one when all were
    * closed). It counts as activity. The page belongs to the session: `use` must not close its context.
    */
-  async withPage<T>(id: string, use: (page: Page) => Promise<T>): Promise<T> {
-    const session = await this.local(id);
+  async withPage<T>(id: string, caller: Caller, use: (page: Page) => Promise<T>): Promise<T> {
+    const session = await this.local(id, caller);
     this.touch(session);
     const page = await currentPage(session);
     try {
@@ -248,11 +258,16 @@ export class BrowserSessions {
   }
 
   /** Shows the session's current page to a live viewer (live-view.ts); only an interactive one's input is activity. */
-  async connectLive(id: string, viewer: LiveViewerSocket, interactive: boolean): Promise<void> {
-    const session = await this.local(id);
+  async connectLive(
+    id: string,
+    viewer: LiveViewerSocket,
+    interactive: boolean,
+    caller: Caller,
+  ): Promise<void> {
+    const session = await this.local(id, caller);
     this.reserveLink(session);
     const source = {
-      page: async () => currentPage(await this.local(id)),
+      page: async () => currentPage(await this.local(id, caller)),
       activity: () => this.touch(session),
     };
     const link = startLiveView(viewer, source, { interactive });
@@ -261,8 +276,8 @@ export class BrowserSessions {
   }
 
   /** Joins a client's WebSocket to the session's browser, filtered to the session's contexts. */
-  async connectCdp(id: string, client: CdpClientSocket): Promise<void> {
-    const session = await this.local(id);
+  async connectCdp(id: string, client: CdpClientSocket, caller: Caller): Promise<void> {
+    const session = await this.local(id, caller);
     this.reserveLink(session);
     this.touch(session);
     const link = linkCdp(client, session.host.channel(), session.scope, {
@@ -382,11 +397,16 @@ export class BrowserSessions {
     }
   }
 
-  /** The session if this process holds it; else why not: ended, held by another process, or unknown. */
-  private async local(id: string): Promise<LiveSession> {
+  /**
+   * The session if this process holds it; else why not: ended, held by another process, or unknown. Another
+   * tenant's is unknown (404) before anything else is said of it.
+   */
+  private async local(id: string, caller: Caller): Promise<LiveSession> {
     const session = this.live.get(id);
+    if (session && !canSee(caller, session.record.owner))
+      throw new NotFoundError(`Browser session ${id} not found`);
     if (session && !session.ending) return session;
-    const record = session?.record ?? (await this.get(id));
+    const record = session?.record ?? (await this.get(id, caller));
     if (record.status === 'destroyed' || session?.ending) {
       const when = record.endedAt ? ` at ${iso(record.endedAt)}` : '';
       const why = [record.endCause ?? 'ending', record.endDetail].filter(Boolean).join(': ');
@@ -430,7 +450,7 @@ export class BrowserSessions {
       for (const link of session.links) link.close(SESSION_CLOSED, `session ended (${cause})`);
       if (session.saveTo && cause !== 'crashed') {
         const state = await bounded(session.context.storageState()).catch(() => null);
-        if (state) await this.deps.profiles.save(session.saveTo, state);
+        if (state) await this.deps.profiles.save(record.owner ?? DEFAULT_OWNER, session.saveTo, state);
         else log.warn({ session: record.id, profile: session.saveTo }, 'browser session: profile not saved');
       }
       const closed = await closeSession(session.host, session.context, session.scope.extra);
@@ -443,6 +463,7 @@ export class BrowserSessions {
     }
     const now = Date.now();
     const ended = endedRecord(record, cause, detail, now);
+    this.deps.meter?.add(record.owner ?? DEFAULT_OWNER, { browserMs: now - record.createdAt });
     this.deps.metrics.sessionEnded(cause);
     log.info({ session: record.id, cause, detail, ms: now - record.createdAt }, 'browser session ended');
     await this.deps.store.put(ended).catch((err: unknown) => {

@@ -71,6 +71,13 @@ export const canSee = (caller: Caller, owner: string | null | undefined): boolea
 /** A caller acting for `tenant` (a job's or a monitor's owner, in a worker). */
 export const callerFor = (tenant: string): Caller => ({ tenant, admin: false });
 
+/**
+ * The owner whose records a caller's list shows: its own tenant's; an operator's, the `tenant` it names
+ * (`?tenant=`), or every tenant's (undefined).
+ */
+export const listedOwner = (caller: Caller, tenant?: string): string | undefined =>
+  caller.admin ? tenant || undefined : caller.tenant;
+
 /** A tenant's limits, by name (TenantDirectory.limits). */
 export type LimitsOf = (tenant: string) => TenantLimits;
 

@@ -8,6 +8,7 @@ import { LlmClient } from '../../src/extract/llm.js';
 import { MemoryJobStore } from '../../src/jobs/stores/memory-job-store.js';
 import type { Logger } from '../../src/lib/logger.js';
 import { systemResolver } from '../../src/lib/ssrf-guard.js';
+import { callerFor } from '../../src/tenants/tenant.js';
 import { startFactsSite } from '../fixtures/facts-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startService } from '../helpers.js';
@@ -76,7 +77,14 @@ describe('agent steps', () => {
       notes: [],
       webhook: null,
     };
-    const job = await store.create({ id: randomUUID(), kind: 'agent', request, listed: true, total: 0 });
+    const job = await store.create({
+      id: randomUUID(),
+      kind: 'agent',
+      owner: 'default',
+      request,
+      listed: true,
+      total: 0,
+    });
     const steps = new StepLog(store, job.id);
     await steps.load();
     const call = { id: 'call_1', name: 'final_answer', arguments: JSON.stringify({ data: FACTS }) };
@@ -94,7 +102,8 @@ describe('agent steps', () => {
     });
     const client = new LlmClient({ allowPrivateNetworks: true, resolver: systemResolver });
     t.after(() => client.close());
-    const result: AgentResult = await runAgent(request, new AbortController().signal, job.id, {
+    const run = { signal: new AbortController().signal, jobId: job.id, caller: callerFor('default') };
+    const result: AgentResult = await runAgent(request, run, {
       // Never reached: the run has nothing left to do but answer.
       services: null as never,
       executor: null,

@@ -7,6 +7,7 @@ import { rawCdp } from '../fixtures/cdp-client.js';
 import type { RawCdp } from '../fixtures/cdp-client.js';
 import { noChromium, startSessionService } from '../fixtures/session-service.js';
 import type { SessionService } from '../fixtures/session-service.js';
+import { OPEN_CALLER } from '../../src/tenants/tenant.js';
 
 /**
  * No file of the server reaches a session's page, by any route a CDP client has: drag data with files, file
@@ -202,7 +203,7 @@ for (const mode of ['auto', 'shared']) {
           '/etc/shadow',
           process.execPath,
         ]) {
-          const seen = await svc.app.services.sessions.withPage(id, async (page) => {
+          const seen = await svc.app.services.sessions.withPage(id, OPEN_CALLER, async (page) => {
             const answer = await page.goto(`file://${file}`).catch((err: Error) => err);
             return answer instanceof Error ? answer.message : await page.content();
           });

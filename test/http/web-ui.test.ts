@@ -87,14 +87,14 @@ async function endlessSite(t: TestContext): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/p/0`;
 }
 
-async function openApp(url: string): Promise<Page> {
+async function openApp(url: string, key = KEY): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   page.setDefaultTimeout(LONG);
   await page.goto(url);
   // The operator sets the key as a first step; it stays in this tab's session storage.
   await page.getByRole('button', { name: 'API key settings' }).click();
-  await page.getByRole('textbox', { name: 'API key' }).fill(KEY);
+  await page.getByRole('textbox', { name: 'API key' }).fill(key);
   await page.getByRole('button', { name: 'Use key' }).click();
   await page.getByRole('textbox', { name: 'API key' }).waitFor({ state: 'hidden' });
   return page;
@@ -191,5 +191,37 @@ describe('operators web app', { skip }, () => {
     await page.locator('[data-state="completed"]').first().waitFor();
     await shot(page, 'mobile-dark');
     await page.context().close();
+  });
+
+  test("jobs: an operator's key lists every tenant's jobs with their tenant and filters by one; a tenant's its own", async (t) => {
+    const s = await site(t);
+    const svc = await startService(t, { env: { API_KEYS: 'a:ka,b:kb', ADMIN_API_KEYS: KEY } });
+    const start = async (key: string): Promise<string> => {
+      const res = await fetch(`${svc.url}/v2/batch/scrape`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ urls: [`${s.url}/`] }),
+      });
+      return ((await res.json()) as { id: string }).id;
+    };
+    const [a, b] = await Promise.all([start('ka'), start('kb')]);
+    const jobIds = (page: Page) =>
+      page.locator('tr[data-job]').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-job')));
+    const page = await openApp(`${svc.url}/#/jobs`);
+    await page.locator(`tr[data-job="${a}"] [data-tenant="a"]`).waitFor();
+    await page.locator(`tr[data-job="${b}"] [data-tenant="b"]`).waitFor();
+    await assertNamedControls(page, "an operator's jobs");
+    await page.getByLabel('Tenant', { exact: true }).fill('a');
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await page.locator(`tr[data-job="${b}"]`).waitFor({ state: 'detached' });
+    assert.deepEqual(await jobIds(page), [a]);
+    await page.context().close();
+
+    const theirs = await openApp(`${svc.url}/#/jobs`, 'kb');
+    await theirs.locator(`tr[data-job="${b}"]`).waitFor();
+    assert.deepEqual(await jobIds(theirs), [b], "a tenant's key lists its own jobs only");
+    assert.equal(await theirs.getByLabel('Tenant', { exact: true }).isVisible(), false, 'no tenant filter');
+    assert.equal(await theirs.locator('th', { hasText: 'Tenant' }).count(), 0, 'no tenant column');
+    await theirs.context().close();
   });
 });

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { rawCdp as rawCdpOf } from '../fixtures/cdp-client.js';
 import { KEYS, noChromium, startSessionService } from '../fixtures/session-service.js';
 import type { SessionService } from '../fixtures/session-service.js';
+import { OPEN_CALLER } from '../../src/tenants/tenant.js';
 
 /**
  * Browser sessions on a real Chromium: Playwright's own connectOverCDP through the filtering CDP proxy, the
@@ -178,10 +179,10 @@ describe('browser sessions', { skip: noChromium }, () => {
     assert.equal(sessions.active, 2, 'nothing is due yet');
     await sessions.sweep(Date.now() + 11_000);
     await disconnected;
-    assert.equal((await sessions.get(idle.id)).endCause, 'idle');
-    assert.equal((await sessions.get(old.id)).status, 'active');
+    assert.equal((await sessions.get(idle.id, OPEN_CALLER)).endCause, 'idle');
+    assert.equal((await sessions.get(old.id, OPEN_CALLER)).status, 'active');
     await sessions.sweep(Date.now() + 31_000);
-    assert.equal((await sessions.get(old.id)).endCause, 'ttl');
+    assert.equal((await sessions.get(old.id, OPEN_CALLER)).endCause, 'ttl');
     assert.equal(sessions.active, 0, 'every slot came back');
     const metrics = await (await fetch(`${base}/metrics`, { headers: auth })).text();
     assert.match(metrics, /pagewright_browser_sessions_ended_total\{cause="idle"\} 1/);

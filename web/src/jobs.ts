@@ -4,6 +4,8 @@ import { sessionsPanel } from './sessions.js';
 
 export interface JobSummary {
   id: string;
+  /** The tenant the job is for. */
+  owner: string;
   kind: 'crawl' | 'batch_scrape' | 'extract' | 'llmstxt' | 'agent' | 'monitor_check';
   state: 'scraping' | 'completed' | 'failed' | 'cancelled';
   url: string | null;
@@ -34,7 +36,10 @@ export const progressOf = (job: { total: number; completed: number }): HTMLProgr
     'aria-label': `${job.completed} of ${job.total} pages`,
   });
 
-/** The jobs of every kind, live while any runs; a form to start a crawl; the active browser sessions. */
+/**
+ * The jobs of every kind, live while any runs; a form to start a crawl; the active browser sessions. A key
+ * sees its own tenant's jobs; an operator's key every tenant's, with each job's tenant and a filter by one.
+ */
 export function jobs(root: HTMLElement): () => void {
   const status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   const list = h('div', { 'aria-label': 'Jobs' });
@@ -82,13 +87,40 @@ export function jobs(root: HTMLElement): () => void {
   }
   let timer = 0;
   let stopped = false;
+  const tenant = h('input', {
+    id: 'jobs-tenant',
+    type: 'text',
+    pattern: '[A-Za-z0-9][A-Za-z0-9_.\\-]{0,62}',
+    placeholder: 'every tenant',
+  });
+  const filter = h(
+    'form',
+    {
+      class: 'row',
+      'aria-label': 'Filter jobs by tenant',
+      hidden: true,
+      onsubmit: (event) => {
+        event.preventDefault();
+        void refresh();
+      },
+    },
+    h('label', { for: 'jobs-tenant' }, 'Tenant'),
+    tenant,
+    h('button', { type: 'submit' }, 'Show'),
+  );
   async function refresh(): Promise<void> {
     clearTimeout(timer);
     let running = false;
     try {
-      const { data } = await api<{ data: JobSummary[] }>('/api/v1/jobs?limit=100');
+      const named = tenant.value.trim();
+      const query = named ? `&tenant=${encodeURIComponent(named)}` : '';
+      const reply = await api<{ data: JobSummary[]; caller: { admin: boolean } }>(
+        `/api/v1/jobs?limit=100${query}`,
+      );
+      const { data, caller } = reply;
+      filter.hidden = !caller.admin;
       running = data.some((j) => j.state === 'scraping');
-      fill(list, data.length === 0 ? h('p', {}, 'No jobs yet.') : table(data));
+      fill(list, data.length === 0 ? h('p', {}, 'No jobs yet.') : table(data, caller.admin));
     } catch (err) {
       say(status, (err as Error).message, true);
     }
@@ -96,7 +128,7 @@ export function jobs(root: HTMLElement): () => void {
     if (!stopped) timer = window.setTimeout(() => void refresh(), running ? 1000 : 10_000);
   }
   const sessions = sessionsPanel();
-  fill(root, h('h1', {}, 'Jobs'), form, status, list, sessions.element);
+  fill(root, h('h1', {}, 'Jobs'), form, status, filter, list, sessions.element);
   void refresh();
   return () => {
     stopped = true;
@@ -105,8 +137,9 @@ export function jobs(root: HTMLElement): () => void {
   };
 }
 
-function table(data: JobSummary[]): HTMLTableElement {
-  const head = ['Job', 'State', 'Progress', 'Pages/s', 'Started', 'Error'];
+/** The jobs as a table; with `tenants` (an operator's view), each job's tenant too. */
+function table(data: JobSummary[], tenants: boolean): HTMLTableElement {
+  const head = ['Job', ...(tenants ? ['Tenant'] : []), 'State', 'Progress', 'Pages/s', 'Started', 'Error'];
   return h(
     'table',
     { class: 'data' },
@@ -128,6 +161,7 @@ function table(data: JobSummary[]): HTMLTableElement {
             ),
             h('div', { class: 'url' }, job.url ?? ''),
           ),
+          tenants && h('td', { 'data-tenant': job.owner }, job.owner),
           h('td', {}, stateBadge(job.state)),
           h('td', {}, progressOf(job), ` ${job.completed}/${job.total}`),
           h('td', {}, job.pagesPerSecond.toFixed(1)),

@@ -29,20 +29,23 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcAgentStarted, ...fcErrors },
       },
     },
-    async (req) => startAgent(app.firecrawl, req.body, req.tenant),
+    async (req) => startAgent(app.firecrawl, req.body, req.caller),
   );
   app.get(
     '/v2/agent',
     {
       schema: {
         tags,
-        summary: 'Agent runs, newest first',
+        summary: "Agent runs, newest first: the key's tenant's (an operator's: every tenant's)",
         querystring: FcAgentListQuery,
         response: { 200: FcAgentList, ...fcErrors },
       },
     },
-    async (req) =>
-      listAgents(app.firecrawl, req.query.before !== undefined ? Number(req.query.before) : undefined, req),
+    async (req) => {
+      const { before, tenant } = req.query;
+      const query = { ...(before !== undefined ? { before: Number(before) } : {}), tenant };
+      return listAgents(app.firecrawl, query, req, req.caller);
+    },
   );
   app.get(
     '/v2/agent/threads/:threadId',
@@ -55,7 +58,8 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcAgentThread, ...fcErrors },
       },
     },
-    async (req) => agentThread(app.firecrawl, req.params.threadId, req.query.includeData === 'true'),
+    async (req) =>
+      agentThread(app.firecrawl, req.params.threadId, req.query.includeData === 'true', req.caller),
   );
   app.get(
     '/v2/agent/:id',
@@ -67,7 +71,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcAgentStatus, ...fcErrors },
       },
     },
-    async (req) => agentStatus(app.firecrawl, req.params.id),
+    async (req) => agentStatus(app.firecrawl, req.params.id, req.caller),
   );
   app.get(
     '/v2/agent/:id/trace',
@@ -80,7 +84,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcAgentTrace, ...fcErrors },
       },
     },
-    async (req) => agentTrace(app.firecrawl, req.params.id, req.query.liveView === 'true'),
+    async (req) => agentTrace(app.firecrawl, req.params.id, req.caller, req.query.liveView === 'true'),
   );
   app.delete(
     '/v2/agent/:id',
@@ -92,7 +96,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Type.Object({ success: Type.Literal(true) }), ...fcErrors },
       },
     },
-    async (req) => cancelAgent(app.firecrawl, req.params.id),
+    async (req) => cancelAgent(app.firecrawl, req.params.id, req.caller),
   );
 };
 

@@ -18,7 +18,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: FcStartReply, ...fcErrors },
         },
       },
-      async (req) => startBatch(app.firecrawl, req.body, api, req),
+      async (req) => startBatch(app.firecrawl, req.body, api, req, req.caller),
     );
     registerJobRoutes(app, { api, path: 'batch/scrape', noun: 'batch scrape', kinds: ['batch_scrape'] });
   }

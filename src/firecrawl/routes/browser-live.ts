@@ -14,7 +14,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     async (socket, req) => {
       const { sessions } = app.firecrawl.services;
       await sessions
-        .connectLive(req.params.id, socket, req.query.interactive === 'true')
+        .connectLive(req.params.id, socket, req.query.interactive === 'true', req.caller)
         .catch((err: unknown) => {
           socket.close(4000 + (toAppError(err).status % 1000), toAppError(err).message.slice(0, 120));
         });

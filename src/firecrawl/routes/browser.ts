@@ -28,19 +28,19 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcBrowserCreateReply, ...fcErrors },
       },
     },
-    async (req) => createSession(app.firecrawl, req.body, req, req.tenant),
+    async (req) => createSession(app.firecrawl, req.body, req, req.caller),
   );
   app.get(
     '/v2/browser',
     {
       schema: {
         tags,
-        summary: 'Browser sessions of the fleet',
+        summary: "Browser sessions of the fleet: the key's tenant's (an operator's: every tenant's)",
         querystring: FcBrowserListQuery,
         response: { 200: FcBrowserListReply, ...fcErrors },
       },
     },
-    async (req) => listSessions(app.firecrawl, req.query.status, req),
+    async (req) => listSessions(app.firecrawl, req.query.status, req, req.caller, req.query.tenant),
   );
   app.delete(
     '/v2/browser/:id',
@@ -52,7 +52,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcBrowserDeleteReply, ...fcErrors },
       },
     },
-    async (req) => deleteSession(app.firecrawl, req.params.id),
+    async (req) => deleteSession(app.firecrawl, req.params.id, req.caller),
   );
   app.post(
     '/v2/browser/:id/execute',
@@ -65,14 +65,17 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcExecuteReply, ...fcErrors },
       },
     },
-    async (req, reply) => executeInSession(app.firecrawl, req.params.id, req.body, clientGone(reply.raw)),
+    async (req, reply) =>
+      executeInSession(app.firecrawl, req.params.id, req.body, clientGone(reply.raw), req.caller),
   );
-  // The CDP proxy: the API key in a header (Authorization: Bearer), checked before the upgrade.
+  // The CDP proxy: the API key in a header (Authorization: Bearer), checked before the upgrade; another
+  // tenant's session closes the socket as an unknown one does, before any CDP message is passed.
   app.get(
     '/v2/browser/:id/cdp',
     { websocket: true, schema: { params: FcBrowserParams } },
     async (socket, req) => {
-      await app.firecrawl.services.sessions.connectCdp(req.params.id, socket).catch((err: unknown) => {
+      const { sessions } = app.firecrawl.services;
+      await sessions.connectCdp(req.params.id, socket, req.caller).catch((err: unknown) => {
         socket.close(4000 + (toAppError(err).status % 1000), toAppError(err).message.slice(0, 120));
       });
     },

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { errorHandlerFor } from '../../http/error-handler.js';
 import { clientGone } from '../../lib/client-gone.js';
 import {
@@ -13,6 +14,9 @@ import { activeCrawls, startCrawl } from '../jobs.js';
 import type { Api } from '../jobs.js';
 import { crawlParamsPreview } from '../crawl-prompt.js';
 import { fcErrors, registerJobRoutes } from './job-routes.js';
+import { TenantFilter } from '../../schemas/operator.js';
+
+const ActiveQuery = Type.Object({ tenant: Type.Optional(TenantFilter) }, { additionalProperties: false });
 
 /**
  * Routes that ask the server's LLM answer its failure as LLM_FAILED's own 502 (which the SDK retries, as the
@@ -44,15 +48,23 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         schema: { tags, summary: 'Start a crawl job', body, response: { 200: FcStartReply, ...fcErrors } },
         errorHandler: llmRouteErrors,
       },
-      async (req, reply) => startCrawl(app.firecrawl, req.body, api, req, clientGone(reply.raw)),
+      async (req, reply) => startCrawl(app.firecrawl, req.body, api, req, req.caller, clientGone(reply.raw)),
     );
-    app.get(
-      `/${api}/crawl/active`,
-      {
-        schema: { tags, summary: 'Crawl jobs still running', response: { 200: FcActiveReply, ...fcErrors } },
-      },
-      async () => activeCrawls(app.firecrawl),
-    );
+    for (const path of ['active', 'ongoing']) {
+      app.get(
+        `/${api}/crawl/${path}`,
+        {
+          schema: {
+            tags,
+            summary: "Crawl jobs still running: the key's tenant's (an operator's: every tenant's)",
+            hide: path === 'ongoing',
+            querystring: ActiveQuery,
+            response: { 200: FcActiveReply, ...fcErrors },
+          },
+        },
+        async (req) => activeCrawls(app.firecrawl, req.caller, req.query.tenant),
+      );
+    }
     const kinds: ('crawl' | 'batch_scrape')[] = api === 'v1' ? ['crawl', 'batch_scrape'] : ['crawl'];
     registerJobRoutes(app, { api, path: 'crawl', noun: 'crawl', kinds });
   }

@@ -21,7 +21,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req, reply) =>
-      interactWithScrape(app.firecrawl, req.params.scrapeId, req.body, clientGone(reply.raw)),
+      interactWithScrape(app.firecrawl, req.params.scrapeId, req.body, clientGone(reply.raw), req.caller),
   );
   app.delete(
     '/v2/scrape/:scrapeId/interact',
@@ -33,7 +33,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcBrowserDeleteReply, ...fcErrors },
       },
     },
-    async (req) => stopInteraction(app.firecrawl, req.params.scrapeId),
+    async (req) => stopInteraction(app.firecrawl, req.params.scrapeId, req.caller),
   );
 };
 export default route;

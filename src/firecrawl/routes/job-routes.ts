@@ -49,13 +49,14 @@ export function registerJobRoutes(
       querystring: StatusQuery,
       response: { 200: FcStatusReply, ...fcErrors },
     },
-    handler: async (req) => jobStatus(app.firecrawl, req.params.id, kinds, api, req.query, req),
+    handler: async (req) => jobStatus(app.firecrawl, req.params.id, kinds, api, req.query, req, req.caller),
     wsHandler: (socket, req) =>
       void watchJob(socket, app.firecrawl, {
         id: (req.params as { id: string }).id,
         kinds,
         api,
         origin: req,
+        caller: req.caller,
       }),
   });
   app.delete(
@@ -68,7 +69,7 @@ export function registerJobRoutes(
         response: { 200: FcCancelReply, ...fcErrors },
       },
     },
-    async (req) => cancelJob(app.firecrawl, req.params.id, kinds, api),
+    async (req) => cancelJob(app.firecrawl, req.params.id, kinds, api, req.caller),
   );
   const summary = `Failed URLs and robots-blocked URLs of a ${noun} job`;
   for (const method of api === 'v1' ? (['GET', 'DELETE'] as const) : (['GET'] as const)) {
@@ -82,7 +83,7 @@ export function registerJobRoutes(
         params,
         response: { 200: FcErrorsReply, ...fcErrors },
       },
-      handler: async (req) => jobErrors(app.firecrawl, req.params.id, kinds, api),
+      handler: async (req) => jobErrors(app.firecrawl, req.params.id, kinds, api, req.caller),
     });
   }
 }

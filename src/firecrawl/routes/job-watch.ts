@@ -4,6 +4,7 @@ import { sleep } from '../../lib/sleep.js';
 import type { Api, Origin } from '../jobs.js';
 import { jobStatus } from '../jobs.js';
 import type { FirecrawlDeps } from '../deps.js';
+import type { Caller } from '../../tenants/tenant.js';
 
 /** How often a watched job's store is read for new documents and its end. */
 const WATCH_INTERVAL_MS = 250;
@@ -24,14 +25,15 @@ function closeReason(message: object): string {
  * Firecrawl's WebSocket watcher of a crawl or batch job (v1 `crawlUrlAndWatch`, v2 `Watcher`): a `catchup` with
  * the status and the documents so far, a `document` message for each new one, and at the end `done` (v2: a
  * message with the counts; v1: the close reason) or `error`. A cancelled v2 job ends with its status snapshot.
- * Reads the job store, so it works whichever process or machine runs the job.
+ * Reads the job store, so it works whichever process or machine runs the job. Another tenant's job ends the
+ * watch at once with the same `error` as a job that does not exist.
  */
 export async function watchJob(
   socket: WebSocket,
   fc: FirecrawlDeps,
-  job: { id: string; kinds: ('crawl' | 'batch_scrape')[]; api: Api; origin: Origin },
+  job: { id: string; kinds: ('crawl' | 'batch_scrape')[]; api: Api; origin: Origin; caller: Caller },
 ): Promise<void> {
-  const { id, kinds, api, origin } = job;
+  const { id, kinds, api, origin, caller } = job;
   let open = true;
   socket.on('close', () => (open = false));
   socket.on('error', () => (open = false));
@@ -45,7 +47,7 @@ export async function watchJob(
     socket.close(1000);
   };
   try {
-    const first = await jobStatus(fc, id, kinds, api, {}, origin);
+    const first = await jobStatus(fc, id, kinds, api, {}, origin, caller);
     send({ type: 'catchup', data: first });
     let sent = first.data.length;
     let status = first;
@@ -53,7 +55,7 @@ export async function watchJob(
     if (api === 'v2' && FINAL.has(first.status) && first.next === undefined) return void socket.close(1000);
     for (;;) {
       if (!open) return;
-      const more = await jobStatus(fc, id, kinds, api, { skip: String(sent) }, origin);
+      const more = await jobStatus(fc, id, kinds, api, { skip: String(sent) }, origin, caller);
       for (const doc of more.data) send({ type: 'document', data: doc });
       sent += more.data.length;
       status = more;

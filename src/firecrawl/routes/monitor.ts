@@ -1,4 +1,4 @@
-import { ownerOf } from '../../tenants/tenant.js';
+import { listedOwner, ownerOf } from '../../tenants/tenant.js';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type {
   CheckStatus,
@@ -38,7 +38,10 @@ const inputOf = (m: MonitorRecord) => ({
   config: m.config as unknown as MonitorConfig,
 });
 
-/** Firecrawl's monitors: scheduled checks that report how each page changed since the last one. */
+/**
+ * Firecrawl's monitors: scheduled checks that report how each page changed since the last one. Each key
+ * reaches its tenant's monitors only (another tenant's is a 404, as an unknown id); an operator key, every one.
+ */
 const route: FastifyPluginAsyncTypebox = async (app) => {
   const tags = ['firecrawl-v2'];
   const fc = app.firecrawl;
@@ -58,7 +61,8 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     async (req) => {
       const limit = numberOr(req.query.limit, LIST_DEFAULT, LIST_MAX);
       const offset = numberOr(req.query.offset, 0, Number.MAX_SAFE_INTEGER);
-      const { monitors, total } = await fc.monitors.list(offset, limit);
+      const owner = listedOwner(req.caller, req.query.tenant) ?? null;
+      const { monitors, total } = await fc.monitors.list(owner, offset, limit);
       return {
         success: true as const,
         data: monitors.map(monitorView),
@@ -69,7 +73,10 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/v2/monitor/:id',
     { schema: { tags, summary: 'A monitor', params: MonitorIdParams, response: reply } },
-    async (req) => ({ success: true as const, data: monitorView(await fc.monitors.get(req.params.id)) }),
+    async (req) => ({
+      success: true as const,
+      data: monitorView(await fc.monitors.get(req.params.id, req.caller)),
+    }),
   );
   app.patch(
     '/v2/monitor/:id',
@@ -83,9 +90,9 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      const current = await fc.monitors.get(req.params.id);
+      const current = await fc.monitors.get(req.params.id, req.caller);
       const next = await updatedInput(inputOf(current), req.body, fc, ownerOf(current));
-      const updated = await fc.monitors.update(req.params.id, (m) => ({
+      const updated = await fc.monitors.update(req.params.id, req.caller, (m) => ({
         ...m,
         name: next.name,
         status: next.status,
@@ -103,14 +110,17 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       schema: { tags, summary: 'Delete a monitor with its checks', params: MonitorIdParams, response: reply },
     },
     async (req) => {
-      await fc.monitors.delete(req.params.id);
+      await fc.monitors.delete(req.params.id, req.caller);
       return { success: true as const, data: { id: req.params.id, deleted: true } };
     },
   );
   app.post(
     '/v2/monitor/:id/run',
     { schema: { tags, summary: 'Run a check now', params: MonitorIdParams, response: reply } },
-    async (req) => ({ success: true as const, data: checkView(await fc.monitors.run(req.params.id)) }),
+    async (req) => ({
+      success: true as const,
+      data: checkView(await fc.monitors.run(req.params.id, req.caller)),
+    }),
   );
   app.get(
     '/v2/monitor/:id/checks',
@@ -124,11 +134,11 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (req) => {
-      await fc.monitors.get(req.params.id);
       const limit = numberOr(req.query.limit, LIST_DEFAULT, LIST_MAX);
       const offset = numberOr(req.query.offset, 0, Number.MAX_SAFE_INTEGER);
       const { checks, total } = await fc.monitors.checks(
         req.params.id,
+        req.caller,
         offset,
         limit,
         req.query.status as CheckStatus | undefined,
@@ -153,7 +163,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (req) => {
       const { id, checkId } = req.params;
-      const check = await fc.monitors.check(id, checkId);
+      const check = await fc.monitors.check(id, checkId, req.caller);
       const limit = numberOr(req.query.limit, PAGES_DEFAULT, PAGES_MAX);
       const skip = numberOr(req.query.skip, 0, Number.MAX_SAFE_INTEGER);
       const status = req.query.status as PageStatus | undefined;

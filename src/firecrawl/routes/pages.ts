@@ -13,9 +13,8 @@ import {
   FcSearchV1Reply,
   FcSearchV2Body,
   FcSearchV2Reply,
-  FcUsageReply,
 } from '../schemas/pages.js';
-import { fcMap, fcQueueStatus, fcScrape, fcSearch, fcUsage } from '../pages.js';
+import { fcMap, fcQueueStatus, fcScrape, fcSearch } from '../pages.js';
 import type { Api } from '../jobs.js';
 import { fcErrors } from './job-routes.js';
 
@@ -64,31 +63,12 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       {
         schema: {
           tags,
-          summary: "The job engine's queue",
+          summary: "The job engine's queue: the key's tenant's jobs (an operator's: every tenant's)",
           response: { 200: FcQueueStatusReply, ...fcErrors },
         },
       },
-      async () => fcQueueStatus(app.firecrawl),
+      async (req) => fcQueueStatus(app.firecrawl, req.caller),
     );
-    for (const [path, unit] of [
-      ['credit-usage', 'Credits'],
-      ['token-usage', 'Tokens'],
-    ] as const) {
-      app.get(
-        `/${api}/team/${path}`,
-        {
-          schema: {
-            tags,
-            summary:
-              unit === 'Tokens'
-                ? 'Tokens left (never running out on a self-hosted server) and the LLM tokens this process used'
-                : 'Credits left (not counted on a self-hosted server)',
-            response: { 200: FcUsageReply, ...fcErrors },
-          },
-        },
-        async () => fcUsage(unit, app.firecrawl.services.metrics.tokensUsed),
-      );
-    }
     app.get(
       `/${api}/concurrency-check`,
       {
@@ -98,8 +78,8 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: FcConcurrencyReply, ...fcErrors },
         },
       },
-      async () => {
-        const q = await app.firecrawl.services.jobs.queueStatus();
+      async (req) => {
+        const q = await app.firecrawl.services.jobs.queueStatus(req.caller);
         return { success: true as const, data: { concurrency: q.active, maxConcurrency: q.maxConcurrency } };
       },
     );

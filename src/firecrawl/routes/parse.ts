@@ -55,7 +55,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
       try {
         const doc = await app.firecrawl.services.parse(file, page, deadline, req.caller);
         const fields2 = extras
-          ? await app.firecrawl.extraFields(doc, file.filename, extras, deadline)
+          ? await app.firecrawl.extraFields(doc, file.filename, extras, deadline, req.tenant)
           : undefined;
         return {
           success: true as const,

@@ -26,7 +26,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: Started, ...fcErrors },
         },
       },
-      async (req) => startExtract(app.firecrawl, req.body, api),
+      async (req) => startExtract(app.firecrawl, req.body, api, req.caller),
     );
     app.get(
       `/${api}/extract/:id`,
@@ -38,7 +38,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
           response: { 200: FcTaskStatusReply, ...fcErrors },
         },
       },
-      async (req) => taskStatus(app.firecrawl, req.params.id, 'extract', api),
+      async (req) => taskStatus(app.firecrawl, req.params.id, 'extract', api, req.caller),
     );
   }
   const tags = ['firecrawl-v1'];
@@ -52,7 +52,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: Started, ...fcErrors },
       },
     },
-    async (req) => startLlmsTxt(app.firecrawl, req.body),
+    async (req) => startLlmsTxt(app.firecrawl, req.body, req.caller),
   );
   app.get(
     '/v1/llmstxt/:id',
@@ -64,7 +64,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: FcTaskStatusReply, ...fcErrors },
       },
     },
-    async (req) => taskStatus(app.firecrawl, req.params.id, 'llmstxt', 'v1'),
+    async (req) => taskStatus(app.firecrawl, req.params.id, 'llmstxt', 'v1', req.caller),
   );
 };
 export default route;

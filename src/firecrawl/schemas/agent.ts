@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
 import { FcWebhook } from './jobs.js';
+import { TenantFilter } from '../../schemas/operator.js';
 
 /**
  * Firecrawl's research agent (`/v2/agent`), as @mendable/firecrawl-js 4.42 and firecrawl-mcp 3.26 send and read
@@ -68,6 +69,7 @@ export const FcAgentList = Type.Object({
 export const FcAgentListQuery = Type.Object(
   {
     before: Opt(Type.String({ pattern: '^[0-9]{1,16}$', description: 'Runs created before this time (ms)' })),
+    tenant: Opt(TenantFilter),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import type { Static } from 'typebox';
+import { TenantFilter } from '../../schemas/operator.js';
 import { ProfileOption } from '../../schemas/profile.js';
 
 /** Firecrawl's browser session shapes (`/v2/browser`, as @mendable/firecrawl-js 4.x sends and reads them). */
@@ -57,7 +58,10 @@ export const FcBrowserLiveQuery = Type.Object(
 );
 
 export const FcBrowserListQuery = Type.Object(
-  { status: Opt(Type.Union([Type.Literal('active'), Type.Literal('destroyed')])) },
+  {
+    status: Opt(Type.Union([Type.Literal('active'), Type.Literal('destroyed')])),
+    tenant: Opt(TenantFilter),
+  },
   { additionalProperties: false },
 );
 
@@ -92,6 +96,9 @@ export const FcBrowserSession = Type.Object({
   ttl: Type.Integer(),
   activityTtl: Type.Integer(),
   holder: Type.String({ description: 'The process that holds the browser: `host:pid:life`.' }),
+  tenant: Opt(
+    Type.String({ description: 'The tenant that started it (an operator key lists every tenant).' }),
+  ),
   endedAt: Opt(Type.String()),
   endCause: Opt(Type.String({ description: '`ttl`, `idle`, `deleted`, `error` or `shutdown`.' })),
 });

@@ -94,7 +94,18 @@ export type FcMonitorUpdateBody = Static<typeof FcMonitorUpdateBody>;
 const Digits = Type.String({ pattern: '^[0-9]{1,7}$' });
 
 export const FcMonitorListQuery = Type.Object(
-  { limit: Opt(Digits), offset: Opt(Digits) },
+  {
+    limit: Opt(Digits),
+    offset: Opt(Digits),
+    tenant: Opt(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        description:
+          "An operator key's choice of tenant (every tenant's without it); ignored for another key.",
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 

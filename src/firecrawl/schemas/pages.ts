@@ -127,13 +127,6 @@ export const FcQueueStatusReply = Type.Object({
   mostRecentSuccess: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const FcUsageReply = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Record(Type.String(), Type.Union([Type.Number(), Type.Null()]), {
-    description: 'remaining/plan credits or tokens (camelCase and snake_case): not counted on this server',
-  }),
-});
-
 export const FcConcurrencyReply = Type.Object({
   success: Type.Literal(true),
   data: Type.Object({ concurrency: Type.Integer(), maxConcurrency: Type.Integer() }),
