@@ -30,6 +30,11 @@ export const ERRORS = {
     retryable: false,
     doc: 'The chosen engine cannot do what was asked (e.g. `screenshot` with `engine: "http"`).',
   },
+  SCRAPE_SSL_ERROR: {
+    status: 400,
+    retryable: false,
+    doc: "Firecrawl's scrape only: the target's TLS certificate failed verification (expired, self-signed, wrong name) and `skipTlsVerification` is false. Firecrawl answers 500; a 4xx here says the same request fails the same way.",
+  },
   UNAUTHORIZED: {
     status: 401,
     retryable: false,
@@ -50,12 +55,27 @@ export const ERRORS = {
     retryable: false,
     doc: 'No such route, or no such job (`Job not found`, as Firecrawl says it).',
   },
+  SCRAPE_NO_CACHED_DATA: {
+    status: 404,
+    retryable: false,
+    doc: "Firecrawl's scrape with `minAge`: no cached document of the page (for the caller's tenant) is at least `minAge` ms old (and within `maxAge` when given). Nothing was fetched.",
+  },
+  SCRAPE_LOCKDOWN_CACHE_MISS: {
+    status: 404,
+    retryable: false,
+    doc: "Firecrawl's scrape with `lockdown: true`: no cached document of the page (for the caller's tenant) within `maxAge` (default two years). Nothing was fetched.",
+  },
   METHOD_NOT_ALLOWED: {
     status: 405,
     retryable: false,
     doc: '`GET` or `DELETE` on `/mcp`: the MCP endpoint is stateless and takes `POST` only (sent with `Allow: POST`).',
   },
   TIMEOUT: { status: 408, retryable: true, doc: "The request's `timeout` budget ran out." },
+  MAP_TIMEOUT: {
+    status: 408,
+    retryable: true,
+    doc: "Firecrawl's map given a `timeout` that ran out before the map was complete (without `timeout`, the links found in 30 s are answered).",
+  },
   JOB_FINISHED: {
     status: 409,
     retryable: false,
@@ -222,13 +242,36 @@ export abstract class AppError extends Error {
   }
 }
 
+/**
+ * One failed check of a request, by field: `path` lists the keys and indexes down to the field (as zod and
+ * Firecrawl's `details` do), `code` names the kind of check in zod's words (`invalid_type`, `invalid_value`,
+ * `invalid_union`, `too_big`, `too_small`, `invalid_format`, `unrecognized_keys`, or `custom` for a check
+ * across fields).
+ */
+export interface FieldIssue {
+  code: string;
+  path: (string | number)[];
+  message: string;
+}
+
 export class BadRequestError extends AppError {
   readonly code = 'BAD_REQUEST';
+  /** The failed checks by field, where they are known: the Firecrawl surface answers them as `details`. */
+  readonly details: readonly FieldIssue[] | null;
+  constructor(message: string, options?: ErrorOptions & { details?: FieldIssue[] }) {
+    super(message, options);
+    this.details = options?.details ?? null;
+  }
 }
 
 /** A request that asks for something the chosen engine cannot do (e.g. a screenshot over plain HTTP). */
 export class UnsupportedFeatureError extends AppError {
   readonly code = 'UNSUPPORTED_FEATURE';
+}
+
+/** A certificate that failed verification, as Firecrawl's scrape names it (src/firecrawl/ only). */
+export class ScrapeSslError extends AppError {
+  readonly code = 'SCRAPE_SSL_ERROR';
 }
 
 export class BodyTooLargeError extends AppError {
@@ -253,6 +296,16 @@ export class NotFoundError extends AppError {
   readonly code = 'NOT_FOUND';
 }
 
+/** A cache-only scrape (`minAge`) with nothing cached old enough. */
+export class NoCachedDataError extends AppError {
+  readonly code = 'SCRAPE_NO_CACHED_DATA';
+}
+
+/** A lockdown scrape (cache only, never a fetch) with nothing cached. */
+export class LockdownCacheMissError extends AppError {
+  readonly code = 'SCRAPE_LOCKDOWN_CACHE_MISS';
+}
+
 /** A method the route does not take (the stateless MCP endpoint takes POST only). */
 export class MethodNotAllowedError extends AppError {
   readonly code = 'METHOD_NOT_ALLOWED';
@@ -268,12 +321,24 @@ export class TimeoutError extends AppError {
   readonly code = 'TIMEOUT';
 }
 
+/** A map whose caller-given `timeout` ran out: answered 408 as Firecrawl does, not with the links found so far. */
+export class MapTimeoutError extends AppError {
+  readonly code = 'MAP_TIMEOUT';
+}
+
 /**
  * DNS failure, refused connection, TLS failure, reset: the target could not be fetched. Transient, but built
  * `permanent` for a host name that does not exist, a certificate that fails verification, an invalid redirect.
  */
 export class TargetUnreachableError extends AppError {
   readonly code = 'TARGET_UNREACHABLE';
+}
+
+/** The target's certificate failed verification: unreachable for good unless the caller skips verification. */
+export class TargetCertificateError extends TargetUnreachableError {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, { ...options, permanent: true });
+  }
 }
 
 export class TooManyRedirectsError extends AppError {
@@ -385,12 +450,16 @@ export class InternalError extends AppError {
 const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   BAD_REQUEST: BadRequestError,
   UNSUPPORTED_FEATURE: UnsupportedFeatureError,
+  SCRAPE_SSL_ERROR: ScrapeSslError,
   UNAUTHORIZED: UnauthorizedError,
   HOST_NOT_ALLOWED: HostNotAllowedError,
   TARGET_BLOCKED: TargetBlockedError,
   NOT_FOUND: NotFoundError,
+  SCRAPE_NO_CACHED_DATA: NoCachedDataError,
+  SCRAPE_LOCKDOWN_CACHE_MISS: LockdownCacheMissError,
   METHOD_NOT_ALLOWED: MethodNotAllowedError,
   TIMEOUT: TimeoutError,
+  MAP_TIMEOUT: MapTimeoutError,
   JOB_FINISHED: JobFinishedError,
   BODY_TOO_LARGE: BodyTooLargeError,
   UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,

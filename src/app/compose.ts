@@ -189,6 +189,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     pageLlm,
     pages: stores.pages,
     readPageData: (request, deadline) => content.pageData(request, deadline),
+    meter: usage,
     log,
   });
   const jobs = createJobManager(config, stores, {

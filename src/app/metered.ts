@@ -4,6 +4,7 @@ import type { UsageStore } from '../jobs/stores/usage-state/usage-store.js';
 import type { Logger } from '../lib/logger.js';
 import type { Metrics } from '../lib/metrics.js';
 import type { Services } from '../operations/services.js';
+import { creditsOf } from '../tenants/credits.js';
 import { meteredAs, meteredSteps, meteredTenant } from '../tenants/metering.js';
 import { DEFAULT_TENANT } from '../tenants/tenant.js';
 import type { Caller } from '../tenants/tenant.js';
@@ -78,7 +79,7 @@ export function meterServices(usage: Usage, s: Omit<Services, 'usage'>): Service
     parse: (file, options, deadline, caller) =>
       meteredAs(caller.tenant, async () => {
         const document = await s.parse(file, options, deadline, caller);
-        usage.add(caller.tenant, { credits: 1 });
+        usage.add(caller.tenant, { credits: creditsOf(document.metadata) });
         return document;
       }),
   };

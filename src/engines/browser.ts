@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import type { Logger } from '../lib/logger.js';
-import { ActionFailedError, TargetBlockedError, TargetUnreachableError, toAppError } from '../errors.js';
+import {
+  ActionFailedError,
+  TargetBlockedError,
+  TargetCertificateError,
+  TargetUnreachableError,
+  toAppError,
+} from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import { Gate } from '../lib/gate.js';
 import type { Proxies } from '../lib/proxy-route.js';
@@ -320,9 +326,9 @@ export class BrowserEngine implements Engine {
       const failure = proxy.failureFor(failedNavigation ?? req.url.href);
       if (failure) throw failure;
       // As over http: a name that does not exist or a certificate that fails is no reason to try again.
-      throw new TargetUnreachableError(`Browser could not load ${req.url.host}: ${message}`, {
-        permanent: /ERR_NAME_NOT_RESOLVED|ERR_CERT_/.test(message),
-      });
+      const why = `Browser could not load ${req.url.host}: ${message}`;
+      if (/ERR_CERT_/.test(message)) throw new TargetCertificateError(why);
+      throw new TargetUnreachableError(why, { permanent: /ERR_NAME_NOT_RESOLVED/.test(message) });
     }
     // A plain-HTTP hop the proxy refused comes back as its 403, marked (its 502 when no upstream proxy could).
     const refusedBy = response ? await response.headerValue('x-pagewright-refused') : null;

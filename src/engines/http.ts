@@ -7,6 +7,7 @@ import {
   AppError,
   BadRequestError,
   TargetTooLargeError,
+  TargetCertificateError,
   TargetUnreachableError,
   TooManyRedirectsError,
 } from '../errors.js';
@@ -229,5 +230,6 @@ function translateFetchError(err: unknown, url: URL | null, deadline: Deadline):
             : err instanceof Error
               ? err.message
               : String(err);
+  if (certificate) return new TargetCertificateError(`Could not fetch${where}: ${reason}`, { cause: err });
   return new TargetUnreachableError(`Could not fetch${where}: ${reason}`, { cause: err, permanent });
 }

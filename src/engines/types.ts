@@ -41,6 +41,8 @@ export interface FetchedPage {
   actions?: ActionOutputs;
   /** The page's computed styles for the branding format (browser engine, when asked); null when unreadable. */
   branding?: BrandingSample | null;
+  /** The tier that carried the page when a block sent it on from its first (proxy "auto": stealth). */
+  proxy?: ProxyTier;
 }
 
 export interface Engine {

@@ -5,8 +5,11 @@ import type { Logger } from '../lib/logger.js';
 import { trackChanges } from '../operations/change-tracking.js';
 import type { PageData, PageDataRequest } from '../pipeline/page-data.js';
 import type { PageDocument } from '../schemas/page.js';
+import { creditsOf } from '../tenants/credits.js';
+import type { Meter } from '../tenants/metering.js';
 import type { ExtraFieldsWriter } from './deps.js';
 import { answerFields } from './formats/answers.js';
+import { jsonWritten } from './page-extras.js';
 import type { ExtraFields, LlmFields, PageExtras } from './page-extras.js';
 import { llmFields } from './page-llm.js';
 import type { PageLlmDeps } from './page-llm.js';
@@ -22,6 +25,8 @@ export interface ExtraFieldsDeps {
   /** Previous scrapes, for change tracking. */
   pages: PageStore;
   readPageData: PageDataReader;
+  /** Where a written json format's credits beyond its page's are counted, to the page's tenant. */
+  meter?: Meter;
   log: Logger;
 }
 
@@ -128,6 +133,9 @@ export function extraFieldsWriter(deps: ExtraFieldsDeps): ExtraFieldsWriter {
       if (tracked.warning) problems.push(tracked.warning);
     }
     if (problems.length > 0) out.warning = problems.join(' ');
+    // The page's own credits were counted when it was built; a json written makes them Firecrawl's json rate.
+    if (jsonWritten(out))
+      deps.meter?.add(tenant, { credits: creditsOf(doc.metadata, { json: true }) - creditsOf(doc.metadata) });
     return out;
   };
 }

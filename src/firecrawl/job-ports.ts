@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.js';
+import { normalizeUrl } from '../crawl/normalize.js';
 import type { CrawlJobRequest, JobEvent } from '../jobs/job-manager.js';
 import type { JobSurfacePorts } from '../jobs/job-engine.js';
 import type { JobKind } from '../jobs/stores/job-store.js';
@@ -23,6 +24,23 @@ const LLM_FORMATS_TIMEOUT_MS = 60_000;
 export interface FirecrawlCrawlRequest extends CrawlJobRequest {
   api: 'v1' | 'v2';
   extras?: PageExtras | null;
+  /** A batch's URLs as the caller wrote them, by the frontier's key of each, where the two differ. */
+  sourceUrls?: Record<string, string>;
+  /** A crawl's options as the caller sent them (in `api`'s names), less the headers: listed by /crawl/ongoing. */
+  options?: Record<string, unknown>;
+}
+
+/**
+ * The caller's spelling of each absolute URL, by the frontier's key of it (query parameters sorted, `et_blog`
+ * written `et_blog=`) where the two differ: a batch's documents give `sourceURL` as sent, as a scrape does.
+ */
+export function callerSpellings(urls: readonly string[]): Record<string, string> {
+  const spellings: Record<string, string> = {};
+  for (const url of urls) {
+    const key = /^https?:\/\//i.test(url) ? normalizeUrl(url) : null;
+    if (key !== null && key !== url) spellings[key] = url;
+  }
+  return spellings;
 }
 
 /** Firecrawl's webhook event prefix for a job kind. */
@@ -54,8 +72,9 @@ export function firecrawlJobPorts(
   operations: TaskOperations,
 ): JobSurfacePorts {
   return {
-    shapeDocument: async (doc, sourceUrl, stored, signal, owner) => {
+    shapeDocument: async (doc, frontierUrl, stored, signal, owner) => {
       const request = stored as FirecrawlCrawlRequest;
+      const sourceUrl = request.sourceUrls?.[frontierUrl] ?? frontierUrl;
       if (!request.extras) return firecrawlDocument(doc, sourceUrl);
       const deadline = Deadline.after(LLM_FORMATS_TIMEOUT_MS, signal);
       try {

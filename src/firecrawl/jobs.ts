@@ -13,6 +13,7 @@ import type { FirecrawlDeps } from './deps.js';
 import { batchSpecOf, crawlSpecOf, noEffectFields, noEffectWarning, webhookOf } from './options.js';
 import { extractRequestOf, llmsTxtRequestOf } from './tasks.js';
 import { withPromptOptions } from './crawl-prompt.js';
+import { callerSpellings } from './job-ports.js';
 import type { FirecrawlCrawlRequest } from './job-ports.js';
 
 export type Api = 'v1' | 'v2';
@@ -68,12 +69,21 @@ export async function startCrawl(
   const { body, report, warning } = await withPromptOptions(requested, api, fc, signal);
   const { settings } = fc;
   const { spec, extras } = crawlSpecOf(body, api, settings, fc.capabilities);
+  const {
+    url: _u,
+    webhook: _w,
+    origin: _o,
+    integration: _i,
+    ...options
+  } = body as FcCrawlV2Body & Record<string, unknown>;
   const request: FirecrawlCrawlRequest = {
     spec,
     extras,
     api,
     webhook: webhookOf(body.webhook),
     url: body.url,
+    // Headers sent to the target (cookies, tokens) are never listed back.
+    options: { ...options, scrapeOptions: { ...body.scrapeOptions, headers: undefined } },
     warning:
       [
         noEffectWarning([
@@ -103,6 +113,7 @@ export async function startBatch(
     api,
     webhook: webhookOf(body.webhook),
     url: spec.seeds[0]!,
+    sourceUrls: callerSpellings(body.urls),
     warning: noEffectWarning(noEffectFields(body)),
   };
   const job = await fc.services.jobs.startCrawl('batch_scrape', request, caller.tenant);
@@ -145,6 +156,7 @@ export async function jobStatus(
     ...(warning ? { warning } : {}),
     total: Math.max(job.total, job.completed),
     completed: job.completed,
+    // 1 a completed page: summing the documents' own creditsUsed (PDF pages, json) would read every one.
     creditsUsed: job.completed,
     expiresAt: new Date(job.expiresAt).toISOString(),
     ...(next ? { next } : {}),
@@ -183,8 +195,32 @@ export async function cancelJob(fc: FirecrawlDeps, id: string, kinds: JobKind[],
   return { success: true as const, status: 'cancelled' as const };
 }
 
-/** Running crawls: the caller's tenant's; an operator's, those of `tenant` or every tenant's. */
-export async function activeCrawls(fc: FirecrawlDeps, caller: Caller, tenant?: string) {
+/**
+ * A crawl's options in the names of the API version that lists them: the few Firecrawl renamed in v2
+ * (`allowBackwardLinks` is `crawlEntireDomain`, `ignoreSitemap` is `sitemap`; v1's `maxDepth` has no v2 name).
+ */
+function optionsIn(options: Record<string, unknown>, from: Api, to: Api): Record<string, unknown> {
+  if (from === to) return options;
+  const { allowBackwardLinks, ignoreSitemap, maxDepth: _d, crawlEntireDomain, sitemap, ...same } = options;
+  if (to === 'v2') {
+    return {
+      ...same,
+      ...(allowBackwardLinks !== undefined ? { crawlEntireDomain: allowBackwardLinks } : {}),
+      ...(ignoreSitemap !== undefined ? { sitemap: ignoreSitemap ? 'skip' : 'include' } : {}),
+    };
+  }
+  return {
+    ...same,
+    ...(crawlEntireDomain !== undefined ? { allowBackwardLinks: crawlEntireDomain } : {}),
+    ...(sitemap !== undefined ? { ignoreSitemap: sitemap === 'skip' } : {}),
+  };
+}
+
+/**
+ * Running crawls (not batch scrapes, not ended ones): the caller's tenant's; an operator's, those of `tenant`
+ * or every tenant's. Their options are the ones the caller sent, in the names of `api`.
+ */
+export async function activeCrawls(fc: FirecrawlDeps, caller: Caller, api: Api, tenant?: string) {
   const owner = listedOwner(caller, tenant);
   const jobs = await fc.services.jobs.active(owner === undefined ? {} : { owner });
   return {
@@ -195,29 +231,31 @@ export async function activeCrawls(fc: FirecrawlDeps, caller: Caller, tenant?: s
         const request = j.request as FirecrawlCrawlRequest;
         return {
           id: j.id,
-          teamId: 'self-hosted',
+          teamId: j.owner, // the tenant: Firecrawl's team
           url: request.url,
           created_at: new Date(j.createdAt).toISOString(),
-          // The crawl's options, minus the headers sent to the target (cookies, tokens): never echoed.
-          options: {
-            ...request.spec,
-            page: undefined,
-            scrapeOptions: { ...request.spec.page, headers: undefined },
-          },
+          options: optionsIn(request.options ?? {}, request.api, api),
         };
       }),
   };
 }
 
 export async function startExtract(fc: FirecrawlDeps, body: FcExtractBody, api: Api, caller: Caller) {
-  const { request, invalidURLs } = extractRequestOf(body, api, fc.serverLlm);
+  const { request, invalidURLs, warning } = extractRequestOf(body, api, fc.serverLlm);
   const job = await fc.services.jobs.startTask('extract', request, caller.tenant);
-  return { success: true as const, id: job.id, urlTrace: [], ...(invalidURLs ? { invalidURLs } : {}) };
+  return {
+    success: true as const,
+    id: job.id,
+    urlTrace: [],
+    ...(invalidURLs ? { invalidURLs } : {}),
+    ...(warning ? { warning } : {}),
+  };
 }
 
 export async function startLlmsTxt(fc: FirecrawlDeps, body: FcLlmsTxtBody, caller: Caller) {
   const job = await fc.services.jobs.startTask('llmstxt', llmsTxtRequestOf(body), caller.tenant);
-  return { success: true as const, id: job.id };
+  const warning = noEffectWarning([...noEffectFields(body), ...(body.cache !== undefined ? ['cache'] : [])]);
+  return { success: true as const, id: job.id, ...(warning ? { warning } : {}) };
 }
 
 /**

@@ -11,7 +11,11 @@ import type {
 import type { PageDocument } from '../schemas/page.js';
 import type { CrawlSettings, CrawlSpec } from '../jobs/crawl-run.js';
 import { refuse, refuseRetention, scrapeOptionsOf } from './page-options.js';
+import { refuseCacheOnly } from './page-cache.js';
+import { refuseAt } from './field-errors.js';
+import { jsonWritten } from './page-extras.js';
 import type { ExtraFields, PageCapabilities, PageExtras } from './page-extras.js';
+import { creditsOf } from '../tenants/credits.js';
 import type { WebhookTarget } from '../jobs/webhooks.js';
 
 /**
@@ -22,21 +26,23 @@ export function noEffectFields(body: Record<string, unknown>, prefix = ''): stri
   const o = body as FcScrapeOptions & { deduplicateSimilarURLs?: boolean };
   const named: [string, boolean][] = [
     ['maxAge', (o.maxAge ?? 0) > 0],
-    ['minAge', (o.minAge ?? 0) > 0],
     ['fastMode', o.fastMode === true],
-    // Asking for PDFs unparsed (base64) or read by OCR: they are always parsed, from their text layer.
-    ['parsers', o.parsers !== undefined && (o.parsers.length === 0 || o.parsers.some(isOcrParser))],
-    ['parsePDF', o.parsePDF === false],
+    // Images are never sent to a model that reads them here.
+    ['parsers "image"', o.parsers?.some(isImageParser) === true],
     ['threatProtection', o.threatProtection !== undefined],
     ['auditMetadata', o.auditMetadata !== undefined],
     ['deduplicateSimilarURLs', o.deduplicateSimilarURLs === false],
     ['location.country', countryOf(o) !== undefined],
+    // Firecrawl's internal and experimental switches (`__experimental_omce`, extract's `__experimental_*`...).
+    ...Object.entries(o)
+      .filter(([key, value]) => key.startsWith('__') && value !== undefined && value !== false)
+      .map(([key]): [string, boolean] => [key, true]),
   ];
   return named.filter(([, given]) => given).map(([name]) => `${prefix}${name}`);
 }
 
-const isOcrParser = (p: unknown): boolean =>
-  typeof p === 'object' && p !== null && (p as { mode?: unknown }).mode === 'ocr';
+const isImageParser = (p: unknown): boolean =>
+  p === 'image' || (typeof p === 'object' && p !== null && (p as { type?: unknown }).type === 'image');
 
 /** A country asked for (not the SDK's "US-generic" default): requests leave from this server's own network. */
 function countryOf(o: FcScrapeOptions): string | undefined {
@@ -74,6 +80,11 @@ function regexes(patterns: string[] | undefined, field: string): string[] | unde
   return patterns;
 }
 
+/** Firecrawl's depth of a URL: its non-empty path segments, an index page (index.html, index.php) not counted. */
+function urlDepth(url: URL): number {
+  return url.pathname.split('/').filter((s) => s !== '' && s !== 'index.html' && s !== 'index.php').length;
+}
+
 /**
  * A Firecrawl crawl request (v1 or v2) as a crawl spec, and what its pages ask of the LLM. Its `prompt` is
  * resolved before (crawl-prompt.ts merges the options the server's LLM derives) and not read here.
@@ -85,6 +96,9 @@ export function crawlSpecOf(
   caps: PageCapabilities,
 ): { spec: CrawlSpec; extras: PageExtras | null } {
   const start = parseTargetUrl(body.url);
+  // v1's maxDepth counts from the site's root in Firecrawl: a start URL already deeper is refused.
+  if (api === 'v1' && urlDepth(start) > ((body as FcCrawlV1Body).maxDepth ?? 10))
+    refuseAt('', ['url'], 'custom', 'URL depth exceeds the specified maxDepth');
   if (body.ignoreRobotsTxt) refuse('ignoreRobotsTxt', 'this server always respects robots.txt');
   if (body.robotsUserAgent !== undefined) refuse('robotsUserAgent', 'robots.txt is matched as "Pagewright"');
   // Firecrawl's default limit is 10,000; a server with a lower CRAWL_MAX_PAGES lowers the default instead
@@ -104,7 +118,8 @@ export function crawlSpecOf(
   if (delayMs !== null && delayMs > settings.maxDelayMs) {
     refuse('delay', `must be <= ${settings.maxDelayMs / 1000} seconds on this server (CRAWL_MAX_DELAY_MS)`);
   }
-  const { page, extras } = scrapeOptionsOf(body.scrapeOptions ?? {}, 'scrapeOptions.', caps);
+  refuseCacheOnly(body.scrapeOptions ?? {}, 'scrapeOptions.', 'a crawl');
+  const { page, extras } = scrapeOptionsOf(body.scrapeOptions ?? {}, 'scrapeOptions.', caps, api);
   const spec: CrawlSpec = {
     seeds: [start.href],
     follow: true,
@@ -166,7 +181,8 @@ export function batchSpecOf(
     integration: _n,
     ...options
   } = body;
-  const { page, extras } = scrapeOptionsOf(options, '', caps);
+  refuseCacheOnly(options, '', 'a batch scrape');
+  const { page, extras } = scrapeOptionsOf(options, '', caps, api);
   return {
     extras,
     spec: {
@@ -216,8 +232,13 @@ export function firecrawlDocument(
       url: m.url,
       statusCode: m.statusCode,
       contentType: m.contentType,
+      // Firecrawl's numPages is the pages read; totalPages the document's own count.
+      ...(m.numPages !== undefined ? { numPages: m.pagesRead ?? m.numPages, totalPages: m.numPages } : {}),
+      ...(m.author ? { author: m.author } : {}),
+      ...(m.creationDate ? { creationDate: m.creationDate } : {}),
       scrapeId: randomUUID(),
-      proxyUsed: 'basic',
+      proxyUsed: m.stealthProxy ? 'stealth' : 'basic',
+      creditsUsed: creditsOf(m, { json: jsonWritten(llm.fields) }),
       ...(m.attempts !== undefined ? { attempts: m.attempts } : {}),
     },
   };

@@ -41,6 +41,10 @@ export type ExtraFields = LlmFields & {
   menu?: MenuData;
 };
 
+/** A json format (v1's extract too) was written: what Firecrawl charges as json. */
+export const jsonWritten = (fields: ExtraFields | undefined): boolean =>
+  fields?.json !== undefined || fields?.extract !== undefined;
+
 /** What this server can do for a page: decides which fields are refused. */
 export interface PageCapabilities {
   browser: boolean;

@@ -5,11 +5,12 @@ import { checkSchemaBounds } from '../extract/schema-bounds.js';
 import type { FormatName } from '../schemas/common.js';
 import type { FcScrapeOptions } from './schemas/jobs.js';
 import type { BrowserAction, ScrapeOptions } from '../schemas/scrape.js';
-import type { DocumentLayoutOption } from '../schemas/document-layout.js';
 import type { ChangeTrackingRequest } from '../operations/change-tracking.js';
 import type { PageCapabilities, PageExtras } from './page-extras.js';
 import { EXTRA_FORMAT_FIELDS, LLM_ONLY_FORMATS, MEDIA_FORMATS, addExtraFormat } from './formats/options.js';
 import { checkPageOptions } from '../pipeline/fetch-page.js';
+import { documentParsingOf } from './parsers.js';
+import { refuseAt } from './field-errors.js';
 import type { ProxyOption } from '../pipeline/proxy-choice.js';
 
 /** Firecrawl's per-page options (formats, actions, location...) as this service's page options. */
@@ -249,36 +250,6 @@ function languagesOf(o: FcScrapeOptions, prefix: string): string | undefined {
 }
 
 /**
- * Firecrawl's `parsers`: `"pdf"` or `{type: "pdf", maxPages, mode, pages, pageMarkdown, blocks, pageMarkers}`.
- * PDFs are parsed whether or not it is given; what it changes here is the page limit and what comes besides
- * the Markdown (`pageMarkdown` is Firecrawl's older name of `pages`). Other parser types are refused.
- */
-function documentParsingOf(
-  o: FcScrapeOptions,
-  prefix: string,
-): { maxPages?: number; layout?: DocumentLayoutOption } {
-  let maxPages: number | undefined;
-  const layout: DocumentLayoutOption = {};
-  for (const [i, parser] of (o.parsers ?? []).entries()) {
-    const field = `${prefix}parsers[${i}]`;
-    const p = typeof parser === 'string' ? { type: parser } : (parser as Record<string, unknown>);
-    if (p === null || typeof p !== 'object' || p.type !== 'pdf')
-      refuse(field, "unknown parser: the only one is 'pdf'");
-    if (p.maxPages !== undefined) {
-      if (!Number.isInteger(p.maxPages) || (p.maxPages as number) < 1)
-        refuse(`${field}.maxPages`, 'must be a positive integer');
-      maxPages = p.maxPages as number;
-    }
-    for (const key of ['pages', 'pageMarkdown', 'blocks', 'pageMarkers'] as const) {
-      if (p[key] === undefined) continue;
-      if (typeof p[key] !== 'boolean') refuse(`${field}.${key}`, 'must be a boolean');
-      if (p[key]) layout[key === 'pageMarkdown' ? 'pages' : key] = true;
-    }
-  }
-  return { maxPages, ...(Object.keys(layout).length > 0 ? { layout } : {}) };
-}
-
-/**
  * Firecrawl's `proxy`: `basic` and `auto` always (directly without PROXY_URLS; `auto` tries the stealth proxies
  * on a block when there are any), `stealth` and `enhanced` (the same here) only with STEALTH_PROXY_URLS.
  */
@@ -298,15 +269,43 @@ function proxyOptionOf(
   return value as ProxyOption;
 }
 
+/**
+ * Firecrawl's bound on `waitFor`: at most half the page's `timeout` (the one sent, or the route's default where
+ * Firecrawl has one: v1's scrape), so time is left to read the page after the wait.
+ */
+export function checkWaitFor(waitFor: number | undefined, timeout: number | undefined, prefix: string): void {
+  if (waitFor === undefined || timeout === undefined || waitFor <= timeout / 2) return;
+  refuseAt(prefix, ['waitFor'], 'custom', 'waitFor must not exceed half of timeout');
+}
+
+/**
+ * Firecrawl v2 skips certificate checks unless told not to, but not for a request that sends headers or actions
+ * (a login, a token: worth a verified connection); v1 verifies.
+ */
+function skipTlsDefault(o: FcScrapeOptions, api: 'v1' | 'v2'): boolean {
+  if (api === 'v1') return false;
+  return Object.keys(o.headers ?? {}).length === 0 && (o.actions?.length ?? 0) === 0;
+}
+
+/**
+ * Firecrawl parses a PDF when no parser list is given or the list names "pdf"; any other list (`[]`, only
+ * "image") and v1's `parsePDF: false` ask for the PDF's bytes, as base64.
+ */
+const parsesPdf = (o: FcScrapeOptions): boolean =>
+  o.parsePDF !== false &&
+  (o.parsers === undefined ||
+    o.parsers.some((p) => p === 'pdf' || (p as { type?: unknown } | null)?.type === 'pdf'));
+
 /** The per-page options of a Firecrawl request as this service's scrape options (onlyMainContent defaults to true). */
 export function scrapeOptionsOf(
   o: FcScrapeOptions,
   prefix: string,
   caps: PageCapabilities,
+  api: 'v1' | 'v2' = 'v1',
 ): { page: ScrapeOptions; extras: PageExtras | null } {
+  checkWaitFor(o.waitFor, o.timeout, prefix);
   const proxy = proxyOptionOf(o.proxy, prefix, caps);
   if (o.useMock !== undefined) refuse(`${prefix}useMock`, 'mocks are not supported');
-  if (o.lockdown) refuse(`${prefix}lockdown`, 'not supported');
   if (o.redactPII) refuse(`${prefix}redactPII`, 'not supported');
   refuseRetention(o.zeroDataRetention, `${prefix}zeroDataRetention`);
   const { formats, extras } = formatsOf(o, prefix, caps);
@@ -326,10 +325,11 @@ export function scrapeOptionsOf(
     mobile: o.mobile,
     actions: o.actions?.map((a, i) => actionOf(a as FcActionFields, `${prefix}actions[${i}]`)),
     timeout: o.timeout,
-    skipTlsVerification: o.skipTlsVerification,
+    skipTlsVerification: o.skipTlsVerification ?? skipTlsDefault(o, api),
     removeBase64Images: o.removeBase64Images,
     blockAds: o.blockAds,
     maxDocumentPages: parsing.maxPages,
+    parsePdf: parsesPdf(o) ? undefined : false,
     documentLayout: parsing.layout,
     profile: o.profile,
     proxy,

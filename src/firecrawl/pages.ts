@@ -1,7 +1,5 @@
-import { createHash, randomUUID } from 'node:crypto';
 import type { Caller } from '../tenants/tenant.js';
-import { normalizeUrl } from '../crawl/normalize.js';
-import { toAppError } from '../errors.js';
+import { MapTimeoutError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
 import type {
   FcMapLink,
@@ -13,8 +11,9 @@ import type {
 } from './schemas/pages.js';
 import type { FcScrapeOptions } from './schemas/jobs.js';
 import type { PageDocument } from '../schemas/page.js';
-import type { ScrapeOptions } from '../schemas/scrape.js';
-import { refuse, scrapeOptionsOf } from './page-options.js';
+import { checkWaitFor, refuse, scrapeOptionsOf } from './page-options.js';
+import { cacheKeyOf, cacheOnlyOf, cached, fromCacheOnly, keep, refuseCacheOnly } from './page-cache.js';
+import { firecrawlScrapeError } from './scrape-failures.js';
 import type { PageExtras } from './page-extras.js';
 import type { Api } from './jobs.js';
 import { firecrawlDocument, noEffectFields, noEffectWarning } from './options.js';
@@ -26,8 +25,6 @@ import { rememberScrape } from './interact.js';
 const MAX_SEARCH_RESULTS = 50;
 /** Firecrawl v2's default `maxAge`: a page scraped in the last two days is answered from the cache. */
 const V2_MAX_AGE_MS = 2 * 24 * 3600 * 1000;
-/** Documents cached at most this large (JSON characters; a full-page screenshot can be megabytes). */
-const MAX_CACHED_CHARS = 5_000_000;
 /** Budget of the LLM formats (json, summary) of a call's pages, after the pages themselves. */
 const LLM_TIMEOUT_MS = 60_000;
 
@@ -38,9 +35,14 @@ function warningOf(...parts: (string | undefined)[]): string | undefined {
 }
 
 /** The scrape options of a Firecrawl body that also carries other fields (url, query, client tags). */
-function pageOptionsOf(body: FcScrapeOptions & Record<string, unknown>, fc: FirecrawlDeps, prefix = '') {
+function pageOptionsOf(
+  body: FcScrapeOptions & Record<string, unknown>,
+  fc: FirecrawlDeps,
+  api: Api,
+  prefix = '',
+) {
   const { url: _u, origin: _o, integration: _i, ...options } = body;
-  return scrapeOptionsOf(options as FcScrapeOptions, prefix, fc.capabilities);
+  return scrapeOptionsOf(options as FcScrapeOptions, prefix, fc.capabilities, api);
 }
 
 /**
@@ -62,69 +64,10 @@ async function documentOf(
 }
 
 /**
- * The cache key of a scrape: the page, every option that shapes its document, and the tenant whose cache it
- * is (`tenant`; null when SHARE_CACHE_ACROSS_TENANTS makes one cache of all): a page fetched with one tenant's
- * headers is never another's hit. Pages whose document depends on more than the URL and options (actions,
- * change tracking, a profile's cookies) are never cached.
- */
-function cacheKeyOf(
-  url: string,
-  page: ScrapeOptions,
-  extras: PageExtras | null,
-  tenant: string | null,
-): string | null {
-  if ((page.actions?.length ?? 0) > 0 || extras?.changeTracking || page.profile) return null;
-  const options = JSON.stringify({
-    url: normalizeUrl(url) ?? url,
-    page,
-    extras,
-    ...(tenant ? { tenant } : {}),
-  });
-  return `cache:${createHash('sha256').update(options).digest('hex')}`;
-}
-
-/** A cached document younger than `maxAge`, or null (a store that fails is a miss, logged). */
-async function cached(
-  fc: FirecrawlDeps,
-  key: string,
-  maxAge: number,
-): Promise<Record<string, unknown> | null> {
-  try {
-    const hit = await fc.pages.get(key);
-    if (!hit || Date.now() - hit.at > maxAge) return null;
-    const data = JSON.parse(hit.body) as { metadata: Record<string, unknown> };
-    data.metadata = {
-      ...data.metadata,
-      scrapeId: randomUUID(),
-      cacheState: 'hit',
-      cachedAt: new Date(hit.at).toISOString(),
-    };
-    return data;
-  } catch (err) {
-    fc.log.warn({ op: 'cache', reason: toAppError(err).message }, 'cache not read');
-    return null;
-  }
-}
-
-/** Keeps a fresh document for later scrapes with `maxAge`; a page that failed at its server is not kept. */
-async function keep(
-  fc: FirecrawlDeps,
-  key: string,
-  data: Record<string, unknown>,
-  at: number,
-): Promise<void> {
-  const body = JSON.stringify(data);
-  const status = (data.metadata as { statusCode?: number }).statusCode ?? 0;
-  if (status >= 400 || body.length > MAX_CACHED_CHARS) return;
-  await fc.pages.put(key, body, at).catch((err: unknown) => {
-    fc.log.warn({ op: 'cache', reason: toAppError(err).message }, 'page not cached');
-  });
-}
-
-/**
  * POST /v1/scrape and /v2/scrape: one page as Firecrawl's document. A document cached within `maxAge`
  * (default 2 days in v2, 0 in v1, as Firecrawl) is answered without a fetch; `storeInCache: false` keeps the
- * fresh one out of the cache.
+ * fresh one out of the cache. With `minAge` or `lockdown` the answer comes from the cache or is a 404, never a
+ * fetch.
  */
 export async function fcScrape(
   fc: FirecrawlDeps,
@@ -133,11 +76,19 @@ export async function fcScrape(
   signal: AbortSignal,
   caller: Caller,
 ) {
-  const { page, extras } = pageOptionsOf(body, fc);
+  // v1's scrape has a timeout of 30 s when none is sent; the other routes bound waitFor by a sent one only.
+  if (api === 'v1') checkWaitFor(body.waitFor, body.timeout ?? 30000, '');
+  const { page, extras } = pageOptionsOf(body, fc, api);
   const ignored = noEffectFields(body).filter((f) => f !== 'maxAge');
   const warning = noEffectWarning(ignored);
   const tail = warning ? { warning } : {};
   const key = cacheKeyOf(body.url, page, extras, fc.shareCache ? null : caller.tenant);
+  const only = cacheOnlyOf(body);
+  if (only) {
+    const hit = await fromCacheOnly(fc, key, only);
+    await rememberScrape(fc, body.url, page, hit, caller);
+    return { success: true as const, data: hit, ...tail };
+  }
   const maxAge = body.maxAge ?? (api === 'v2' ? V2_MAX_AGE_MS : 0);
   if (key && maxAge > 0) {
     const hit = await cached(fc, key, maxAge);
@@ -152,6 +103,8 @@ export async function fcScrape(
   let doc: PageDocument;
   try {
     doc = await fc.services.scrape({ url: body.url, ...page }, deadline, caller);
+  } catch (err) {
+    throw firecrawlScrapeError(err);
   } finally {
     deadline.dispose();
   }
@@ -186,21 +139,28 @@ export async function fcMap(
         : 'include'
     : ((body as FcMapV2Body).sitemap ?? 'include');
   const deadline = Deadline.after(body.timeout ?? 30000, signal);
+  // Only a caller-given `timeout` that runs out is Firecrawl's 408; without one, the links found are answered.
+  const timedOut = () => body.timeout !== undefined && deadline.expired && !signal.aborted;
   try {
-    const links = await fc.services.mapLinks(
-      {
-        url: body.url,
-        search: body.search,
-        includeSubdomains: body.includeSubdomains ?? true,
-        limit: body.limit ?? 5000,
-        ignoreSitemap: mode === 'skip',
-        sitemapOnly: mode === 'only',
-        ignoreQueryParameters: body.ignoreQueryParameters ?? true,
-        timeout: body.timeout,
-      },
-      deadline,
-      caller,
-    );
+    const links = await fc.services
+      .mapLinks(
+        {
+          url: body.url,
+          search: body.search,
+          includeSubdomains: body.includeSubdomains ?? true,
+          limit: body.limit ?? 5000,
+          ignoreSitemap: mode === 'skip',
+          sitemapOnly: mode === 'only',
+          ignoreQueryParameters: body.ignoreQueryParameters ?? true,
+          timeout: body.timeout,
+        },
+        deadline,
+        caller,
+      )
+      .catch((err: unknown) => {
+        throw timedOut() ? new MapTimeoutError('Map timed out', { cause: err }) : err;
+      });
+    if (timedOut()) throw new MapTimeoutError('Map timed out');
     const ignored = [
       ['location', body.location !== undefined && Object.keys(body.location).length > 0],
       ['threatProtection', body.threatProtection !== undefined],
@@ -260,9 +220,10 @@ export async function fcSearch(
   const v2 = api === 'v2' ? (body as FcSearchV2Body) : null;
   const options = body.scrapeOptions;
   if (options?.profile) refuse('scrapeOptions.profile', 'profiles apply to scrape, crawl and batch scrape');
+  if (options) refuseCacheOnly(options as FcScrapeOptions, 'scrapeOptions.', 'a search');
   const scraping =
     options && (options.formats?.length ?? 0) > 0
-      ? pageOptionsOf(options as FcScrapeOptions & Record<string, unknown>, fc, 'scrapeOptions.')
+      ? pageOptionsOf(options as FcScrapeOptions & Record<string, unknown>, fc, api, 'scrapeOptions.')
       : null;
   const page = scraping?.page ?? null;
   if (page && page.timeout === undefined && body.timeout !== undefined) {

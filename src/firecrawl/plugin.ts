@@ -2,6 +2,7 @@ import multipart from '@fastify/multipart';
 import type { FastifyPluginAsync } from 'fastify';
 import { errorHandlerFor } from '../http/error-handler.js';
 import type { FirecrawlDeps } from './deps.js';
+import { firecrawlErrorBody } from './field-errors.js';
 import agentRoutes from './routes/agent.js';
 import batchRoutes from './routes/batch.js';
 import browserLiveRoute from './routes/browser-live.js';
@@ -30,11 +31,12 @@ export interface FirecrawlPluginOptions {
 /**
  * Firecrawl's API (v2 and v1) at the root, as one plugin: its routes, schemas and option mapping live in
  * src/firecrawl/. Its error handler answers a target's failure (our 502: unreachable, too large, too many
- * redirects) with 500 as Firecrawl does: its SDK retries a 502 three times, fetching the failing page again.
+ * redirects) with 500 as Firecrawl does: its SDK retries a 502 three times, fetching the failing page again;
+ * a request that fails a check by field gets Firecrawl's `details` (field-errors.ts).
  */
 export const firecrawlPlugin: FastifyPluginAsync<FirecrawlPluginOptions> = async (app, options) => {
   app.decorate('firecrawl', options.deps);
-  app.setErrorHandler(errorHandlerFor((status) => (status === 502 ? 500 : status)));
+  app.setErrorHandler(errorHandlerFor((status) => (status === 502 ? 500 : status), firecrawlErrorBody));
   await app.register(pageRoutes);
   await app.register(usageRoutes);
   await app.register(crawlRoutes);

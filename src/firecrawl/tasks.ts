@@ -6,8 +6,8 @@ import type { LlmsTxtBody } from '../schemas/search.js';
 import { parseTargetUrl } from '../lib/target-url.js';
 import type { LlmsTxtResult } from '../operations/llmstxt.js';
 import type { WebhookTarget } from '../jobs/webhooks.js';
-import { webhookOf } from './options.js';
-import { checkedSchema, refuse, refuseRetention } from './page-options.js';
+import { noEffectFields, noEffectWarning, webhookOf } from './options.js';
+import { checkWaitFor, checkedSchema, refuse, refuseRetention } from './page-options.js';
 import type { JsonSchema } from '../extract/schema.js';
 
 /** What an extract job stores: the server's LLM is read at run time, so its key is never stored. */
@@ -26,12 +26,18 @@ export interface LlmsTxtJobRequest {
   showFullText: boolean;
 }
 
-/** Checks a Firecrawl extract request and turns it into the job's stored request. */
+/** Extract fields about finding pages: only the listed URLs are read here. */
+const EXTRACT_NO_EFFECT = ['ignoreSitemap', 'includeSubdomains', 'allowExternalLinks', 'limit'] as const;
+
+/**
+ * Checks a Firecrawl extract request and turns it into the job's stored request; `warning` names the fields
+ * accepted without effect.
+ */
 export function extractRequestOf(
   body: FcExtractBody,
   api: 'v1' | 'v2',
   llm: Config['llm'],
-): { request: ExtractJobRequest; invalidURLs: string[] | undefined } {
+): { request: ExtractJobRequest; invalidURLs: string[] | undefined; warning: string | undefined } {
   if (!llm) {
     throw new BadRequestError(
       'extract needs an LLM: set OPENAI_BASE_URL (and OPENAI_API_KEY, MODEL_NAME) on the server, or use /api/v1/extract with llmBaseUrl',
@@ -45,6 +51,7 @@ export function extractRequestOf(
   if (body.showSources) refuse('showSources', 'sources are not reported by this server');
   if (body.prompt === undefined && body.schema === undefined) refuse('prompt', 'give a prompt or a schema');
   if (body.schema !== undefined) checkedSchema(body.schema as JsonSchema, 'schema');
+  checkWaitFor(body.scrapeOptions?.waitFor, body.scrapeOptions?.timeout, 'scrapeOptions.');
   if (body.scrapeOptions && Object.keys(body.scrapeOptions).length > 0) {
     refuse('scrapeOptions', 'extract reads pages with the default options on this server');
   }
@@ -73,6 +80,7 @@ export function extractRequestOf(
       webhook: webhookOf(body.webhook),
     },
     invalidURLs: ignoreInvalid ? invalid : undefined,
+    warning: noEffectWarning([...noEffectFields(body), ...EXTRACT_NO_EFFECT.filter((f) => body[f])]),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { describeValidation } from '../lib/validation-message.js';
+import { describeValidation, validationIssue } from '../lib/validation-message.js';
 import type { ValidationIssue } from '../lib/validation-message.js';
 import {
   AppError,
@@ -13,8 +13,10 @@ import {
 /** Maps framework errors (validation, body parsing) onto our hierarchy. */
 function fromFastify(err: FastifyError): AppError | null {
   if (err.validation && err.validation.length > 0) {
-    const issue = err.validation[0] as unknown as ValidationIssue;
-    return new BadRequestError(describeValidation(issue, err.validationContext ?? 'body'));
+    const issues = err.validation as unknown as ValidationIssue[];
+    const context = err.validationContext ?? 'body';
+    const details = [validationIssue(issues, context)];
+    return new BadRequestError(describeValidation(issues[0]!, context), { details });
   }
   switch (err.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -37,19 +39,27 @@ function fromFastify(err: FastifyError): AppError | null {
   return null;
 }
 
+/** The answer's body for an error: `{success: false, code, error}` unless a surface says otherwise. */
+export type ErrorBody = (e: AppError) => Record<string, unknown>;
+
+const plainBody: ErrorBody = (e) => ({ success: false, code: e.code, error: e.message });
+
 /**
  * Where errors become HTTP responses: one handler per surface, differing only in how a status is answered
- * (`answerStatus`). The answer is always `{success: false, code, error}`; 503s carry Retry-After, and so
- * does any error that knows when trying again may succeed (a tenant's limit).
+ * (`answerStatus`) and what the body holds (`bodyOf`; by default `{success: false, code, error}`). 503s
+ * carry Retry-After, and so does any error that knows when trying again may succeed (a tenant's limit).
  */
-export function errorHandlerFor(answerStatus: (status: number) => number = (status) => status) {
+export function errorHandlerFor(
+  answerStatus: (status: number) => number = (status) => status,
+  bodyOf: ErrorBody = plainBody,
+) {
   return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
     const e = err instanceof AppError ? err : (fromFastify(err) ?? toAppError(err));
     if (e.code === 'INTERNAL') req.log.error({ err }, e.code);
     else req.log.info({ code: e.code, status: e.status }, e.message);
     const retryAfter = e.retryAfterSeconds ?? (e.status === 503 ? 5 : null);
     if (retryAfter !== null) void reply.header('retry-after', String(retryAfter));
-    void reply.code(answerStatus(e.status)).send({ success: false, code: e.code, error: e.message });
+    void reply.code(answerStatus(e.status)).send(bodyOf(e));
   };
 }
 

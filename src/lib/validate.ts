@@ -1,7 +1,8 @@
 import Ajv from 'ajv';
 import type { TSchema } from 'typebox';
 import { BadRequestError } from '../errors.js';
-import { describeValidation } from './validation-message.js';
+import { describeValidation, validationIssue } from './validation-message.js';
+import type { ValidationIssue } from './validation-message.js';
 
 // The HTTP routes' options (app/server.ts): unknown fields and wrong types are errors, defaults fill in.
 const ajv = new Ajv.default({
@@ -23,8 +24,9 @@ export function validate<T>(schema: TSchema, value: unknown): T {
     compiled.set(schema, check);
   }
   if (!check(value)) {
-    const issue = check.errors![0]!;
-    throw new BadRequestError(describeValidation(issue as Parameters<typeof describeValidation>[0], 'body'));
+    const issues = check.errors! as ValidationIssue[];
+    const details = [validationIssue(issues, 'body')];
+    throw new BadRequestError(describeValidation(issues[0]!, 'body'), { details });
   }
   return value as T;
 }

@@ -1,3 +1,5 @@
+import type { FieldIssue } from '../errors.js';
+
 /** An Ajv validation error, as Fastify and our own validate() report it. */
 export interface ValidationIssue {
   keyword: string;
@@ -36,4 +38,52 @@ export function describeValidation(issue: ValidationIssue, context: string): str
     default:
       return `${field} ${issue.message ?? 'is invalid'}`;
   }
+}
+
+/** zod's name of each kind of check (what Firecrawl's `details` carry), by Ajv keyword. */
+const ZOD_CODES: Record<string, string> = {
+  type: 'invalid_type',
+  required: 'invalid_type',
+  enum: 'invalid_value',
+  const: 'invalid_value',
+  anyOf: 'invalid_union',
+  oneOf: 'invalid_union',
+  additionalProperties: 'unrecognized_keys',
+  maximum: 'too_big',
+  exclusiveMaximum: 'too_big',
+  maxLength: 'too_big',
+  maxItems: 'too_big',
+  maxProperties: 'too_big',
+  minimum: 'too_small',
+  exclusiveMinimum: 'too_small',
+  minLength: 'too_small',
+  minItems: 'too_small',
+  minProperties: 'too_small',
+  pattern: 'invalid_format',
+  format: 'invalid_format',
+};
+
+/** '/parsers/0' -> ['parsers', 0] (a missing property's name is appended, where zod puts it). */
+function pathOf(issue: ValidationIssue): (string | number)[] {
+  const path: (string | number)[] = issue.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part.replace(/~1/g, '/').replace(/~0/g, '~')));
+  if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
+  return path;
+}
+
+/**
+ * The first Ajv error as one field issue, with the readable sentence as its message. A value that matches no
+ * member of a union is reported at the union (Ajv lists each member's error before the union's own).
+ */
+export function validationIssue(issues: ValidationIssue[], context: string): FieldIssue {
+  const first = issues[0]!;
+  const union = issues.find((i) => i.keyword === 'anyOf' || i.keyword === 'oneOf');
+  const at = union ?? first;
+  return {
+    code: ZOD_CODES[at.keyword] ?? at.keyword,
+    path: pathOf(at),
+    message: describeValidation(first, context),
+  };
 }

@@ -8,7 +8,7 @@ import { documentLayout } from '../content/documents/pdf-layout.js';
 import { officeKindOf, officeToHtml } from '../content/documents/office.js';
 import type { OfficeKind } from '../content/documents/office.js';
 import { BadRequestError, UnsupportedContentError } from '../errors.js';
-import { renderPage } from './page-document.js';
+import { renderPage, unparsedDocument } from './page-document.js';
 import { readPageData } from './page-data.js';
 import { markdownDiff } from '../content/markdown-diff.js';
 import type { PageData, PageDataRequest } from './page-data.js';
@@ -64,10 +64,11 @@ async function renderDocument(
   }
   const asked = options.documentLayout ?? {};
   const layout = asked.pages === true || asked.blocks === true || asked.pageMarkers === true;
+  const maxPages = options.maxDocumentPages ?? 500;
   const converted =
     kind === 'pdf'
       ? {
-          ...(await pdfToHtml(page.body, options.maxDocumentPages ?? 500, maxBytes, layout)),
+          ...(await pdfToHtml(page.body, maxPages, maxBytes, layout)),
           mediaType: 'application/pdf',
         }
       : { ...(await officeToHtml(page.body, kind, maxBytes)), created: null, layout: null };
@@ -84,6 +85,7 @@ async function renderDocument(
   const m = rendered.document.metadata;
   m.contentType = converted.mediaType;
   if (converted.numPages !== null) m.numPages = converted.numPages;
+  if (kind === 'pdf' && converted.numPages !== null && converted.numPages > maxPages) m.pagesRead = maxPages;
   m.author = converted.author;
   if (kind === 'pdf') m.creationDate = converted.created;
   if (converted.warning) m.warning = converted.warning;
@@ -105,6 +107,8 @@ export async function runContentTask(task: ContentTask): Promise<ContentOutput> 
       const page = { ...task.page, body: asBuffer(task.page.body) };
       const type = page.headers['content-type'];
       const kind = isPdf(page.body, type) ? 'pdf' : officeKindOf(page.body, type);
+      if (kind === 'pdf' && task.options.parsePdf === false)
+        return unparsedDocument(page, task.options, 'application/pdf');
       if (kind) return renderDocument(page, kind, task.options, task.maxDocumentBytes);
       return renderPage(page, task.options);
     }

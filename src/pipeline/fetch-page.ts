@@ -9,6 +9,7 @@ import type { Metrics } from '../lib/metrics.js';
 import { checkCallerHeaders } from '../lib/request-headers.js';
 import { sleep } from '../lib/sleep.js';
 import type { ScrapeOptions } from '../schemas/scrape.js';
+import { creditsOf } from '../tenants/credits.js';
 import { meteredAs, meteredTenant } from '../tenants/metering.js';
 import type { PageMeter } from '../tenants/metering.js';
 import { DEFAULT_TENANT } from '../tenants/tenant.js';
@@ -230,8 +231,8 @@ export function fetchForCrawl(
 
 /**
  * A page counted to its tenant: refused past its pages of the day; one page when the target answered (a
- * RetryLater is counted when it is fetched again), one credit when its document is built. What the page starts
- * (a browser render, a document parsed) runs metered to the tenant.
+ * RetryLater is counted when it is fetched again), its credits (tenants/credits.ts) when its document is
+ * built. What the page starts (a browser render, a document parsed) runs metered to the tenant.
  */
 async function renderWithRetries(
   req: PageRequest,
@@ -247,7 +248,8 @@ async function renderWithRetries(
     answered = true;
   };
   const rendered = await meteredAs(tenant, () => renderFetched(req, deadline, deps, attempts, counted));
-  if (!('retryLater' in rendered)) deps.usage?.add(tenant, { credits: 1 });
+  if (!('retryLater' in rendered))
+    deps.usage?.add(tenant, { credits: creditsOf(rendered.document.metadata) });
   return rendered;
 }
 
@@ -311,11 +313,14 @@ async function renderFetched(
         cssExtract: req.cssExtract,
         maxDocumentPages: options.maxDocumentPages,
         documentLayout: options.documentLayout,
+        parsePdf: options.parsePdf,
       },
       deadline,
     );
     deadline.check('formatting');
     if (actions) rendered.document.actions = actions;
+    if (proxies.tier === 'stealth' || page.proxy === 'stealth')
+      rendered.document.metadata.stealthProxy = true;
     // Absent means one fetch: a page fetched once keeps the metadata the seed contract lists, exactly.
     if (attempts.before + fetches > 1) rendered.document.metadata.attempts = attempts.before + fetches;
     return rendered;

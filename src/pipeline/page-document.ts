@@ -33,6 +33,8 @@ export interface DocumentOptions {
   maxDocumentPages?: number;
   /** A PDF's pages and blocks besides its Markdown. */
   documentLayout?: DocumentLayoutOption;
+  /** false: a PDF comes back as base64 of its bytes instead of being parsed (Firecrawl's `parsers: []`). */
+  parsePdf?: boolean;
 }
 
 export interface CssExtraction {
@@ -159,6 +161,39 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
       angularRoot: content.angularRoot,
     }),
     extracted: options.cssExtract ? runCssExtraction(content.doc, options.cssExtract) : undefined,
+  };
+}
+
+/**
+ * A file returned as it is, unparsed: base64 of its bytes in each text format asked for (Firecrawl's `parsers:
+ * []` on a PDF), with no text read from it (no title, no page count, no words).
+ */
+export function unparsedDocument(
+  page: FetchedPage,
+  options: DocumentOptions,
+  mediaType: string,
+): RenderedPage {
+  const base64 = page.body.toString('base64');
+  const metadata: PageMetadata = {
+    ...emptyHead(),
+    url: page.url,
+    sourceUrl: options.sourceUrl,
+    statusCode: page.status,
+    contentType: mediaType,
+    detectionReason: options.detectionReason,
+    language: 'und',
+    wordCount: 0,
+    readingTime: 0,
+    excerpt: null,
+    detectedFrameworks: null,
+    contentScriptRatio: null,
+  };
+  const out = { markdown: base64, html: base64, rawHtml: base64, links: [], images: [] };
+  return {
+    document: assemble(metadata, new Set(options.formats), out),
+    links: [],
+    pagination: [],
+    clientRendered: null,
   };
 }
 

@@ -68,7 +68,7 @@ export function throughProxies(engine: Engine, plan: ProxyPlan): Engine {
     async fetchPage(request, deadline) {
       const page = await engine.fetchPage({ ...request, proxy: tier }, deadline);
       if (deadline.expired || !looksBlocked(page)) return page;
-      return engine.fetchPage({ ...request, proxy: onBlock }, deadline);
+      return { ...(await engine.fetchPage({ ...request, proxy: onBlock }, deadline)), proxy: onBlock };
     },
   };
 }

@@ -31,6 +31,12 @@ export const PageMetadata = Type.Object({
     }),
   ),
   numPages: Type.Optional(Type.Integer({ description: 'Pages of a document (PDF).' })),
+  pagesRead: Type.Optional(
+    Type.Integer({
+      description:
+        "Pages of a PDF read, when fewer than numPages (the request's or the server's page limit).",
+    }),
+  ),
   author: Type.Optional(
     Type.Union([Type.String(), Type.Null()], { description: 'Author of a document (PDF).' }),
   ),
@@ -39,6 +45,12 @@ export const PageMetadata = Type.Object({
   ),
   warning: Type.Optional(
     Type.String({ description: 'Why content may be missing (a scanned PDF: no text layer, no OCR).' }),
+  ),
+  stealthProxy: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'The page came through the stealth proxies (STEALTH_PROXY_URLS): proxy "stealth" or "enhanced", or "auto" after a block.',
+    }),
   ),
   canonicalUrl: NullableString,
   wordCount: Type.Integer(),

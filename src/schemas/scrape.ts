@@ -82,6 +82,13 @@ export const ScrapeOptionFields = {
     }),
   ),
   documentLayout: Type.Optional(DocumentLayoutOption),
+  parsePdf: Type.Optional(
+    Type.Boolean({
+      description:
+        'Absent or true: a PDF is parsed. false: it is returned as base64 of its bytes in markdown (and html, ' +
+        'rawHtml when asked).',
+    }),
+  ),
   skipTlsVerification: Type.Optional(Type.Boolean({ default: false })),
   maxRetries: Type.Optional(
     Type.Integer({

@@ -25,7 +25,8 @@ const Counters = {
   }),
   llmTokens: Type.Integer({ description: "Prompt and completion tokens of the server's LLM." }),
   credits: Type.Integer({
-    description: "Firecrawl's unit: one per page document built (fetched or uploaded).",
+    description:
+      "Firecrawl's unit: 1 a page document built (fetched or uploaded), a parsed PDF its pages read, 5 with a json format.",
   }),
 };
 

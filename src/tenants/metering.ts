@@ -10,7 +10,7 @@ export interface UsageCounts {
   documents?: number;
   /** Prompt and completion tokens of the server's LLM. */
   llmTokens?: number;
-  /** Firecrawl's unit: one per page document built (a page fetched and converted, a file uploaded). */
+  /** Firecrawl's unit: a page document's credits by Firecrawl's rule (credits.ts), fetched or uploaded. */
   credits?: number;
 }
 

@@ -101,13 +101,16 @@ describe('POST /v2/crawl/params-preview', () => {
       [{ url: site.url, prompt: '' }, /prompt/],
       [{ url: site.url, prompt: 'p'.repeat(10_001) }, /prompt/],
       [{ url: 'ftp://site.test/', prompt: 'x' }, /^url scheme/],
-      [{ url: site.url }, /prompt/],
       [{ url: site.url, prompt: 'x', limit: 5 }, /limit/],
     ];
     for (const [body, message] of cases) {
       const reply = json(await api('/v2/crawl/params-preview', 'POST', body), 400);
       assert.match(reply.error as string, message, JSON.stringify(body).slice(0, 200));
     }
+    // A missing field is a wrong type to Firecrawl ("Bad Request"); the field is in the details.
+    const missing = json(await api('/v2/crawl/params-preview', 'POST', { url: site.url }), 400);
+    assert.equal(missing.error, 'Bad Request');
+    assert.deepEqual((missing.details as { path: unknown[] }[])[0]!.path, ['prompt']);
     assert.equal(llm!.requests.length, 0);
   });
 

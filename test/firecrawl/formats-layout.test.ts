@@ -233,7 +233,11 @@ describe('PDF pages and blocks', () => {
     assert.equal(alias.blocks, undefined);
     const bad = await svc.post('/v2/scrape', { url, parsers: [{ type: 'pdf', blocks: 'yes' }] });
     assert.equal(bad.status, 400);
-    assert.match(String(bad.json.error), /parsers\[0\]\.blocks: must be a boolean/);
+    // Firecrawl's answer to a parser that matches none of its shapes; the reason is in the details.
+    assert.equal(bad.json.error, 'Bad Request');
+    const [detail] = bad.json.details as { path: unknown[]; message: string }[];
+    assert.deepEqual(detail!.path, ['parsers', 0]);
+    assert.match(detail!.message, /parsers\[0\]\.blocks: must be a boolean/);
   });
 
   test('an uploaded PDF takes documentLayout too', async (t) => {

@@ -61,10 +61,10 @@ describe('Firecrawl job fields', () => {
 
   test('fields accepted without effect are named in the status warning, not silently ignored', async (t) => {
     const { site, svc, api } = await setup(t);
-    const body = { url: site.url, limit: 1, scrapeOptions: { minAge: 1000, maxAge: 60_000 } };
+    const body = { url: site.url, limit: 1, scrapeOptions: { maxAge: 60_000, fastMode: true } };
     const { id } = json(await api('/v2/crawl', 'POST', body));
     const end = json(await poll(`${svc.url}/v2/crawl/${id}`, over));
-    assert.match(String(end.warning), /without effect.*scrapeOptions\.maxAge, scrapeOptions\.minAge/);
+    assert.match(String(end.warning), /without effect.*scrapeOptions\.maxAge, scrapeOptions\.fastMode/);
     const batch = json(await api('/v2/batch/scrape', 'POST', { urls: [site.url], fastMode: true }));
     const batchEnd = json(await poll(`${svc.url}/v2/batch/scrape/${batch.id}`, over));
     assert.match(String(batchEnd.warning), /without effect.*fastMode/);

@@ -167,7 +167,9 @@ describe('PDF documents', { skip }, () => {
       body: JSON.stringify({ url: `${base}/two.pdf`, parsers: ['ocr-only'] }),
     });
     assert.equal(unknown.status, 400);
-    assert.match(String(((await unknown.json()) as { error: string }).error), /parsers\[0\]: unknown parser/);
+    const refusal = (await unknown.json()) as { error: string; details: { path: unknown[] }[] };
+    assert.equal(refusal.error, 'Bad Request', "Firecrawl's answer to a parser it does not know");
+    assert.deepEqual(refusal.details[0]?.path, ['parsers', 0]);
 
     const small = await startService(t, { env: { MAX_DOCUMENT_PAGES: '1' } });
     const capped = docOf(

@@ -79,6 +79,10 @@ describe('tenants share no pages, checks or jobs through MCP, the cache or the j
     };
     const first = await scrape('a');
     assert.deepEqual(await scrape('a'), { reads: first.reads, cache: 'hit' });
+    const body = { url: `${site.url}/counter?cache`, lockdown: true };
+    assert.equal((await call(base, 'a', 'POST', '/v2/scrape', body)).status, 200, 'lockdown: a hit for a');
+    const locked = await call(base, 'b', 'POST', '/v2/scrape', body);
+    assert.deepEqual([locked.status, locked.json.code], [404, 'SCRAPE_LOCKDOWN_CACHE_MISS'], 'a miss for b');
     const other = await scrape('b');
     assert.equal(other.cache, 'miss');
     assert.notEqual(other.reads, first.reads);

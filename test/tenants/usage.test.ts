@@ -89,12 +89,13 @@ describe('usage per tenant and day', () => {
     await fc.scrape(`${s.url}/blog/backpressure`, { formats: [{ type: 'json', prompt: 'the title' }] });
     assert.equal(llm.requests.length, 1, 'one LLM call, 10 + 10 tokens');
 
+    // Credits follow Firecrawl's rule: 1 a page, a PDF's pages (2 fetched, 1 uploaded), 5 with a json format.
     const a = await usageOf(svc.url, 'ka');
-    assert.deepEqual(a.data, [{ tenant: 'a', day: today, ...zero, pages: 3, documents: 2, credits: 4 }]);
+    assert.deepEqual(a.data, [{ tenant: 'a', day: today, ...zero, pages: 3, documents: 2, credits: 5 }]);
     const b = await usageOf(svc.url, 'kb', '?tenant=a'); // a normal key reads its own, whatever it names
     assert.equal(b.data.length, 1);
     const { browserMs, ...rest } = b.data[0]!;
-    assert.deepEqual(rest, { tenant: 'b', day: today, pages: 2, documents: 0, llmTokens: 20, credits: 2 });
+    assert.deepEqual(rest, { tenant: 'b', day: today, pages: 2, documents: 0, llmTokens: 20, credits: 6 });
     assert.ok(browserMs > 0, 'the browser render held a page for some time');
 
     const all = await usageOf(svc.url, 'kop');
@@ -118,13 +119,13 @@ describe('usage per tenant and day', () => {
     assert.equal((tokens.json.data as { tokensUsed: number }).tokensUsed, 20);
     const month = `${today.slice(0, 7)}-01T00:00:00.000Z`;
     assert.deepEqual((await fc.getCreditUsageHistorical(true)).periods, [
-      { startDate: month, endDate: null, apiKey: 'b', creditsUsed: 2 },
+      { startDate: month, endDate: null, apiKey: 'b', creditsUsed: 6 },
     ]);
     assert.deepEqual((await fc.getTokenUsageHistorical()).periods, [
       { startDate: month, endDate: null, tokensUsed: 20 },
     ]);
     const v1 = await call(`${svc.url}/v1/team/credit-usage`, 'ka');
-    assert.equal((v1.json.data as { credits_used: number }).credits_used, 4);
+    assert.equal((v1.json.data as { credits_used: number }).credits_used, 5);
 
     // Prometheus: declared tenants by name.
     const metrics = await (
@@ -209,11 +210,13 @@ describe('usage per tenant and day', () => {
           (status) => status === 200,
         );
       // Each process writes its adds within a second; either reads both.
+      // A page's credits are added after its fetch is: wait for both counters, then read from the other process.
       await until(
         () => usageOf(one.url, 'ka'),
-        (u) => u.total.pages === 2,
+        (u) => u.total.pages === 2 && u.total.credits === 2,
       );
-      assert.equal((await usageOf(two.url, 'kop')).total.credits, 2);
+      const seen = (await usageOf(two.url, 'kop')).total;
+      assert.deepEqual([seen.pages, seen.credits], [2, 2]);
     },
   );
 });

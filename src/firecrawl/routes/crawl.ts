@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { errorHandlerFor } from '../../http/error-handler.js';
 import { clientGone } from '../../lib/client-gone.js';
+import { firecrawlErrorBody } from '../field-errors.js';
 import {
   FcActiveReply,
   FcCrawlV1Body,
@@ -22,7 +23,7 @@ const ActiveQuery = Type.Object({ tenant: Type.Optional(TenantFilter) }, { addit
  * Routes that ask the server's LLM answer its failure as LLM_FAILED's own 502 (which the SDK retries, as the
  * code is retryable), not the 500 this plugin answers a target's 502 with: they fetch no target.
  */
-const llmRouteErrors = errorHandlerFor();
+const llmRouteErrors = errorHandlerFor(undefined, firecrawlErrorBody);
 
 /** Firecrawl's crawl job routes, v2 and v1 (v1's status also serves batch ids: its SDK polls them there). */
 const route: FastifyPluginAsyncTypebox = async (app) => {
@@ -62,7 +63,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
             response: { 200: FcActiveReply, ...fcErrors },
           },
         },
-        async (req) => activeCrawls(app.firecrawl, req.caller, req.query.tenant),
+        async (req) => activeCrawls(app.firecrawl, req.caller, api, req.query.tenant),
       );
     }
     const kinds: ('crawl' | 'batch_scrape')[] = api === 'v1' ? ['crawl', 'batch_scrape'] : ['crawl'];

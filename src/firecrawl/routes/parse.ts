@@ -7,8 +7,8 @@ import { validate } from '../../lib/validate.js';
 import { firecrawlDocument, noEffectFields, noEffectWarning } from '../options.js';
 import { scrapeOptionsOf } from '../page-options.js';
 import { FcScrapeOptions } from '../schemas/jobs.js';
-import { ErrorReply } from '../../schemas/common.js';
 import { FcScrapeReply } from '../schemas/pages.js';
+import { fcErrors } from './job-routes.js';
 
 /** Firecrawl options that only mean something when a page is fetched: refused on an upload. */
 const FETCH_ONLY = [
@@ -21,6 +21,8 @@ const FETCH_ONLY = [
   'skipTlsVerification',
   'proxy',
   'maxAge',
+  'minAge',
+  'lockdown',
   'storeInCache',
   'profile',
 ] as const;
@@ -34,7 +36,7 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
         tags: ['firecrawl-v2'],
         summary: 'Convert an uploaded file to a Firecrawl document',
         consumes: ['multipart/form-data'],
-        response: { 200: FcScrapeReply, '4xx': ErrorReply, '5xx': ErrorReply },
+        response: { 200: FcScrapeReply, ...fcErrors },
       },
     },
     async (req, reply) => {

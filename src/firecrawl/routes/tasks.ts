@@ -10,6 +10,7 @@ const Started = Type.Object({
   id: Type.String(),
   urlTrace: Type.Optional(Type.Array(Type.String())),
   invalidURLs: Type.Optional(Type.Array(Type.String())),
+  warning: Type.Optional(Type.String({ description: 'The fields accepted without effect on this server.' })),
 });
 
 /** Firecrawl's extract jobs (v2 and v1) and v1's llms.txt jobs. */

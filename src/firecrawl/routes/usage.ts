@@ -8,9 +8,20 @@ import {
 import { fcUsage, fcUsageHistorical } from '../usage.js';
 import type { Api } from '../jobs.js';
 import { fcErrors } from './job-routes.js';
+import { NotFoundError } from '../../errors.js';
 
-/** Firecrawl's team usage routes, v2 and v1: the caller's tenant's usage of the day and by month. */
+/**
+ * Firecrawl's team usage routes, v2 and v1: the caller's tenant's usage of the day and by month. Its activity
+ * log (`/v2/team/activity`, every call of the last 24 h) is refused by name: no SDK calls it, and this server
+ * keeps no log of one-call operations (scrape, map, search) to list.
+ */
 const route: FastifyPluginAsyncTypebox = async (app) => {
+  app.get('/v2/team/activity', { schema: { hide: true, response: fcErrors } }, async () => {
+    throw new NotFoundError(
+      'GET /v2/team/activity is not served by this server: it keeps no log of API calls to list ' +
+        '(see docs/reference/firecrawl.md)',
+    );
+  });
   for (const api of ['v2', 'v1'] as Api[]) {
     const tags = [`firecrawl-${api}`];
     for (const [path, unit] of [

@@ -56,6 +56,14 @@ export const FcScrapeOptionFields = {
   auditMetadata: Opt(Type.Unknown()),
   profile: Opt(ProfileOption),
   zeroDataRetention: Opt(Bool()),
+  // Firecrawl's internal and experimental switches (v1's `__experimental_cache`, v2's `__experimental_engpicker`
+  // accepted on both): named in the `warning`, as they change nothing here.
+  __experimental_omce: Opt(Bool()),
+  __experimental_omceDomain: Opt(Str(500)),
+  __searchPreviewToken: Opt(Str(500)),
+  __experimental_cache: Opt(Bool()),
+  __forceFirePDF: Opt(Bool()),
+  __experimental_engpicker: Opt(Bool()),
 };
 
 export const FcScrapeOptions = Type.Object(FcScrapeOptionFields, { additionalProperties: false });
@@ -170,6 +178,12 @@ export const FcExtractBody = Type.Object(
     agent: Opt(Type.Unknown()),
     webhook: Opt(FcWebhook),
     threatProtection: Opt(Type.Unknown()),
+    __experimental_streamSteps: Opt(Bool()),
+    __experimental_llmUsage: Opt(Bool()),
+    __experimental_showSources: Opt(Bool()),
+    __experimental_showCostTracking: Opt(Bool()),
+    __experimental_cacheKey: Opt(Str(500)),
+    __experimental_cacheMode: Opt(Type.Enum(['direct', 'save', 'load'])),
     ...ClientFields,
   },
   { additionalProperties: false },
@@ -296,4 +310,14 @@ export const FcErrorReply = Type.Object({
   success: Type.Literal(false),
   code: Opt(Type.String()),
   error: Type.String(),
+  details: Opt(
+    Type.Array(
+      Type.Object({
+        code: Type.String(),
+        path: Type.Array(Type.Union([Type.String(), Type.Integer()])),
+        message: Type.String(),
+      }),
+      { description: "The failed checks by field, as Firecrawl's zod issues (400 only)." },
+    ),
+  ),
 });
