@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { startCrawlSite } from '../test/fixtures/sites/crawl-site.js';
 import { SERVICE_NODE_FLAGS } from './children.js';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -4,7 +4,7 @@ import { fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { startCrawlSite } from '../test/fixtures/sites/crawl-site.js';
 import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
 
 const ROOT = join(import.meta.dirname, '..');

@@ -6,7 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { startCrawlSite } from '../test/fixtures/sites/crawl-site.js';
 import { startRedis } from '../test/fixtures/redis.js';
 import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
 import { crawlAsJob, waitForHealth } from './crawl-job.js';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { startServer } from './children.js';
 import { writeSection } from './report.js';
-import { startCrawlSite } from '../test/fixtures/crawl-site.js';
+import { startCrawlSite } from '../test/fixtures/sites/crawl-site.js';
 import { startSite } from '../test/fixtures/site.js';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 60);

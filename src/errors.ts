@@ -50,6 +50,11 @@ export const ERRORS = {
     retryable: false,
     doc: 'The SSRF guard refused the target (private, loopback, link-local, metadata address; non-http(s) redirect).',
   },
+  TARGET_CHALLENGE: {
+    status: 403,
+    retryable: false,
+    doc: 'An anti-bot challenge or block page (WAF interstitial, CAPTCHA) the browser did not get past within the page\'s deadline, or met with `engine: "http"` or no browser engine; the message names the signal. No CAPTCHA is solved.',
+  },
   NOT_FOUND: {
     status: 404,
     retryable: false,
@@ -316,6 +321,11 @@ export class TargetBlockedError extends AppError {
   readonly code = 'TARGET_BLOCKED';
 }
 
+/** An anti-bot challenge (a WAF interstitial, a CAPTCHA) stood in front of the page and was not passed. */
+export class TargetChallengeError extends AppError {
+  readonly code = 'TARGET_CHALLENGE';
+}
+
 /** The caller's total budget (`timeout`) ran out. */
 export class TimeoutError extends AppError {
   readonly code = 'TIMEOUT';
@@ -454,6 +464,7 @@ const BY_CODE: Record<ErrorCode, new (message: string) => AppError> = {
   UNAUTHORIZED: UnauthorizedError,
   HOST_NOT_ALLOWED: HostNotAllowedError,
   TARGET_BLOCKED: TargetBlockedError,
+  TARGET_CHALLENGE: TargetChallengeError,
   NOT_FOUND: NotFoundError,
   SCRAPE_NO_CACHED_DATA: NoCachedDataError,
   SCRAPE_LOCKDOWN_CACHE_MISS: LockdownCacheMissError,

@@ -101,8 +101,7 @@ describe('loadConfig', () => {
       maxRedirects: 10,
       maxRetries: 2,
       maxRetryAfterMs: 60_000,
-      userAgent:
-        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Pagewright/0.1',
+      userAgent: 'chromium',
       contentWorkerHeapMb: 512,
       contentTaskGraceMs: 5000,
       crawlMinDelayMs: 250,
@@ -154,6 +153,7 @@ describe('loadConfig', () => {
       profileSecret: null,
       llm: null,
       proxies: { basic: [], stealth: [], all: false },
+      webBotAuth: null,
     });
   });
 
@@ -223,6 +223,11 @@ describe('an invalid value stops the service with a message naming the variable'
     refuses({ LOG_LEVEL: 'verbose' }, 'LOG_LEVEL');
     refuses({ SEARCH_PROVIDER: 'bing' }, 'SEARCH_PROVIDER');
     refuses({ SEARCH_PROVIDER: 'brave' }, 'BRAVE_API_KEY'); // a provider without what it needs
+    refuses({ WEB_BOT_AUTH_KEY: '{"kty":"OKP","crv":"Ed25519","x":"a","d":"b"}' }, 'WEB_BOT_AUTH_AGENT');
+    const agent = 'https://a.test';
+    refuses({ WEB_BOT_AUTH_KEY: '/nonexistent/key.jwk', WEB_BOT_AUTH_AGENT: agent }, 'WEB_BOT_AUTH_KEY');
+    refuses({ WEB_BOT_AUTH_KEY: '{"kty":"RSA"}', WEB_BOT_AUTH_AGENT: agent }, 'WEB_BOT_AUTH_KEY');
+    refuses({ WEB_BOT_AUTH_AGENT: 'http://a.test' }, 'WEB_BOT_AUTH_AGENT'); // the draft asks for https
   });
 
   test('every setting of each kind refuses a value of the wrong kind', () => {

@@ -8,7 +8,7 @@ import { ContentPool } from '../src/pipeline/content-pool.js';
 import runInWorker from '../src/pipeline/content-worker.js';
 import type { ContentTask } from '../src/pipeline/content-tasks.js';
 import { Deadline } from '../src/lib/deadline.js';
-import { docx } from './fixtures/office.js';
+import { docx } from './fixtures/files/office.js';
 
 /** The error table (src/errors.ts): documented, rebuilt across boundaries, the same on both sides of a worker. */
 

@@ -2,6 +2,7 @@ import type { Config } from '../config/config.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { HttpEngine } from '../engines/http.js';
+import { Identity } from '../engines/identity.js';
 import { Agents } from '../agent/agents.js';
 import { withAgentRuns } from '../agent/task.js';
 import { LlmClient } from '../extract/llm.js';
@@ -30,7 +31,7 @@ import { extractBatch } from '../operations/extract.js';
 import { generateLlmsTxt } from '../operations/llmstxt.js';
 import { mapSite } from '../operations/map.js';
 import { parseFile } from '../operations/parse.js';
-import { proxyPlan } from '../pipeline/proxy-choice.js';
+import { proxyPlan, throughProxies } from '../pipeline/proxy-choice.js';
 import { scrapePage } from '../operations/scrape.js';
 import { searchPages, searchWeb } from '../operations/search.js';
 import { bindTools } from '../operations/services.js';
@@ -95,13 +96,19 @@ export function compose(deps: AppDeps, log: Logger): Composition {
   const stores = openJobStores(config, log);
   const usage = openUsage(config, stores.usageStore, metrics, log);
   meterLlm(llm, usage, config.llm);
+  // One identity for every engine and session; its Chromium version is read once, from now on, so that it is
+  // ready by the first page.
+  const chromium = BrowserEngine.available(config.chromiumPath) ? config.chromiumPath : null;
+  const identity = new Identity(config.userAgent, chromium);
+  void identity.personas();
   const http = new HttpEngine({
     ...guard,
     maxResponseBytes: config.maxResponseBytes,
     maxDecompressedBytes: config.maxDecompressedBytes,
     maxRedirects: config.maxRedirects,
-    userAgent: config.userAgent,
+    identity,
     proxies,
+    webBotAuth: config.webBotAuth,
   });
   const content = new ContentPool({
     threads: config.contentWorkers,
@@ -118,8 +125,12 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     (html, base, deadline) => content.searchResults(html, base, deadline),
     proxies.serviceRoute(false),
   );
-  const fetchResource: FetchResource = async (url, deadline) => {
-    const page = await http.fetchPage({ url, headers: {}, skipTlsVerification: false }, deadline);
+  // robots.txt and sitemaps as the site's pages are fetched: their TLS setting and their proxies.
+  const fetchResource: FetchResource = async (url, deadline, access = {}) => {
+    const plan = proxyPlan(access.proxy, proxies);
+    const skipTlsVerification = access.skipTlsVerification ?? false;
+    const request = { url, headers: {}, skipTlsVerification, proxy: plan.tier, session: access.session };
+    const page = await throughProxies(http, plan).fetchPage(request, deadline);
     return { url: page.url, status: page.status, body: page.body, contentType: page.headers['content-type'] };
   };
   const browser = BrowserEngine.available(config.chromiumPath)
@@ -127,11 +138,12 @@ export function compose(deps: AppDeps, log: Logger): Composition {
         ...guard,
         executablePath: config.chromiumPath,
         maxPages: config.browserMaxPages,
-        userAgent: config.userAgent,
+        identity,
         maxHtmlChars: config.maxResponseBytes,
         log,
         proxies,
         meter: usage,
+        webBotAuth: config.webBotAuth,
       })
     : null;
   // Tenants' pages in flight: counted in Redis for the whole fleet, else in this process.
@@ -268,7 +280,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
       maxContexts: config.maxSessionContexts,
       maxPages: config.maxSessionPages,
     },
-    userAgent: config.userAgent,
+    identity,
     metrics,
     meter: usage,
     log,

@@ -18,6 +18,7 @@ import profileRoutes from '../http/routes/profiles.js';
 import mcpRoute from '../http/routes/mcp.js';
 import parseRoute from '../http/routes/parse.js';
 import healthRoutes from '../http/routes/health.js';
+import botDirectoryRoute from '../http/routes/bot-directory.js';
 import llmstxtRoute from '../http/routes/llmstxt.js';
 import searchRoute from '../http/routes/search.js';
 import mapRoute from '../http/routes/map.js';
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // proxy, whose clients send larger frames (Playwright sends its 350 KB injected script in one).
   await app.register(websocket, { options: { maxPayload: 4 * 1024 * 1024 } });
   await app.register(healthRoutes);
+  await app.register(botDirectoryRoute, { webBotAuth: deps.config.webBotAuth });
   await app.register(scrapeRoute);
   await app.register(crawlRoute);
   await app.register(crawlStreamRoute);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import { ConfigError, proxyUrl } from './kinds.js';
 import { readSettings } from './settings.js';
 import { TenantDirectory } from '../tenants/directory.js';
+import { AgentError, WebBotAuth } from '../lib/web-bot-auth.js';
 import type { Settings } from './settings.js';
 
 export { ConfigError };
@@ -44,6 +45,8 @@ const COMPOSED = [
   'maxAgentRunsPerTenant',
   'pagesPerTenantPerDay',
   'llmTokensPerTenantPerDay',
+  'webBotAuthKey',
+  'webBotAuthAgent',
 ] as const satisfies readonly (keyof Settings)[];
 type Composed = (typeof COMPOSED)[number];
 
@@ -83,6 +86,8 @@ export type Config = Omit<Settings, Composed> & {
   proxies: { basic: string[]; stealth: string[]; all: boolean };
   /** Tenants and their keys (API_KEYS, ADMIN_API_KEYS, TENANTS_FILE) with the default limits. */
   tenants: TenantDirectory;
+  /** The key that signs every request of both engines (WEB_BOT_AUTH_KEY, WEB_BOT_AUTH_AGENT); null: none. */
+  webBotAuth: WebBotAuth | null;
 };
 
 const LOOPBACK_BIND = /^(127(\.\d{1,3}){3}|::1|\[::1\]|localhost)$/i;
@@ -141,6 +146,22 @@ function tenantsOf(s: Settings): TenantDirectory {
   });
 }
 
+/** WEB_BOT_AUTH_KEY read (inline or from its file) for WEB_BOT_AUTH_AGENT; the key is never quoted. */
+function webBotAuthOf(s: Settings): WebBotAuth | null {
+  if (s.webBotAuthKey === null) return null;
+  if (s.webBotAuthAgent === null) {
+    throw new ConfigError(
+      "WEB_BOT_AUTH_KEY needs WEB_BOT_AUTH_AGENT: the https origin that serves this service's key directory",
+    );
+  }
+  try {
+    return WebBotAuth.fromSetting(s.webBotAuthKey, s.webBotAuthAgent);
+  } catch (err) {
+    if (err instanceof AgentError) throw new ConfigError(err.message);
+    throw new ConfigError(`WEB_BOT_AUTH_KEY ${(err as Error).message}`);
+  }
+}
+
 function configOf(s: Settings): Config {
   const composed: readonly string[] = COMPOSED;
   const flat = Object.fromEntries(Object.entries(s).filter(([key]) => !composed.includes(key)));
@@ -169,6 +190,7 @@ function configOf(s: Settings): Config {
       all: s.proxyAll,
     },
     tenants: tenantsOf(s),
+    webBotAuth: webBotAuthOf(s),
   };
 }
 

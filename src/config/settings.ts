@@ -20,13 +20,11 @@ import {
 import { section, text, url } from './kinds.js';
 import { BROWSER_SETTINGS } from './browser-settings.js';
 import { TENANT_SETTINGS } from './tenant-settings.js';
+import { WEB_BOT_AUTH_SETTINGS } from './web-bot-auth-settings.js';
 
 const KIB = 1024;
 const MIB = 1024 * KIB;
 const GIB = 1024 * MIB;
-
-const DEFAULT_USER_AGENT =
-  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Pagewright/0.1';
 
 /** pino's levels. */
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -121,11 +119,13 @@ export const SETTINGS = {
     userAgent: text(
       {
         env: 'USER_AGENT',
-        default: DEFAULT_USER_AGENT,
-        shown: "a desktop Chrome's, ending in `Pagewright/0.1`",
-        accepts: 'a header value',
+        default: 'chromium',
+        accepts: '`chromium`, `honest` or a header value',
       },
-      '`User-Agent` of requests to targets, unless a request sets its own.',
+      'Who requests to targets say they are, on both engines. `chromium`: the shipped Chromium (its version, ' +
+        'read at start), with its `sec-ch-ua` client hints; `honest`: the same, its User-Agent ending in ' +
+        "`Pagewright/0.1`; any other value is sent as the `User-Agent`, with no client hints. A request's own " +
+        '`User-Agent` header wins (docs/guide.md, "Headers sent to the target").',
     ),
     maxResponseBytes: bytes(
       { env: 'MAX_RESPONSE_BYTES', default: 10 * MIB, min: KIB, max: GIB },
@@ -133,7 +133,7 @@ export const SETTINGS = {
     ),
     maxDecompressedBytes: bytes(
       { env: 'MAX_DECOMPRESSED_BYTES', default: 30 * MIB, min: KIB, max: GIB },
-      'Largest target body after gzip, brotli or deflate decoding (a zip-bomb cap).',
+      'Largest target body after gzip, brotli, zstd or deflate decoding (a zip-bomb cap).',
     ),
     maxRedirects: int(
       { env: 'MAX_REDIRECTS', default: 10, min: 0, max: 50 },
@@ -171,6 +171,7 @@ export const SETTINGS = {
       "A parse still running this long after its request's deadline loses its worker.",
     ),
   }),
+  ...WEB_BOT_AUTH_SETTINGS,
   ...section('Crawl', {
     crawlMinDelayMs: int(
       { env: 'CRAWL_MIN_DELAY_MS', default: 250, min: 0, max: 60_000, unit: 'ms' },

@@ -22,17 +22,21 @@ import { emptyOutputs, producesOutput, runAction } from './browser-actions.js';
 import { GuardedProxy } from './browser-proxy.js';
 import type { Lane, Upstream } from './browser-proxy.js';
 import { captureHtml } from './browser-capture.js';
+import { watchClearance } from './browser-clearance.js';
 import { browserPid, killProcessGroup } from './browser-process.js';
 import { readBranding } from './browser-branding.js';
 import { removeConsentWalls } from './browser-consent.js';
 import type { BrowserAction } from './browser-actions.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
-import { mobileUserAgent } from './user-agent.js';
+import type { Identity } from './identity.js';
+import { signRequests } from './browser-signing.js';
+import type { WebBotAuth } from '../lib/web-bot-auth.js';
 
 export interface BrowserEngineOptions extends GuardOptions {
   executablePath: string;
   maxPages: number;
-  userAgent: string;
+  /** Who pages say they are (USER_AGENT): the User-Agent each context is given. */
+  identity: Identity;
   /** Longest page HTML captured with shadow roots and frames inlined (MAX_RESPONSE_BYTES). */
   maxHtmlChars: number;
   /** How long a page's context may take to close once its work is over before Chromium is killed. */
@@ -42,6 +46,8 @@ export interface BrowserEngineOptions extends GuardOptions {
   proxies?: Proxies | null;
   /** Where the time each render holds a page counts, to its tenant (src/tenants/usage.ts). */
   meter?: Meter;
+  /** Signs every request of the pages (WEB_BOT_AUTH_KEY; browser-signing.ts); none: unsigned. */
+  webBotAuth?: WebBotAuth | null;
 }
 
 /** What a browser fetch may do beyond loading the page. */
@@ -108,6 +114,8 @@ export const CHROMIUM_ARGS = [
   '--no-first-run',
   '--disable-quic',
   '--mute-audio',
+  // Headless Chromium driven over DevTools sets navigator.webdriver, which sites' bot checks read first.
+  '--disable-blink-features=AutomationControlled',
   // WebRTC would open UDP flows around the proxy: only proxied (TCP) connections are allowed.
   '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
   '--webrtc-ip-handling-policy=disable_non_proxied_udp',
@@ -173,12 +181,19 @@ export class BrowserEngine implements Engine {
     };
     const route = this.options.proxies?.route(req.proxy ?? 'basic') ?? null;
     const upstream = route ? { route, session: req.session ?? randomUUID() } : null;
-    const work = this.withSlot(deadline, req.tenant, proxy, upstream, use, {
-      ...(req.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.options.userAgent) } : {}),
-      ...(locale ? { locale } : {}),
-      ...(req.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
-      ...(before ? { storageState: before } : {}),
-    });
+    // A request's own User-Agent is its page's too, so that navigator.userAgent says what the headers say.
+    const own = Object.entries(req.headers).find(([name]) => name.toLowerCase() === 'user-agent')?.[1];
+    const work = this.options.identity.personas().then((personas) =>
+      this.withSlot(deadline, req.tenant, proxy, upstream, use, {
+        // Chromium derives navigator.userAgentData and sec-ch-ua from the User-Agent it is given (platform,
+        // mobile) and its own version (brands): with the personas' User-Agent they agree with the http engine's.
+        userAgent: own ?? (req.mobile ? personas.mobile : personas.desktop).userAgent,
+        ...(req.mobile ? MOBILE : {}),
+        ...(locale ? { locale } : {}),
+        ...(req.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
+        ...(before ? { storageState: before } : {}),
+      }),
+    );
     return deadline.race(work, 'the browser render').catch((err: unknown) => {
       throw toAppError(err);
     });
@@ -247,7 +262,6 @@ export class BrowserEngine implements Engine {
       launched = await deadline.race(this.launch(), 'the browser launch');
       lane = upstream ? await proxy.lane(upstream) : null;
       opening = launched.browser.newContext({
-        userAgent: this.options.userAgent,
         viewport: { width: 1280, height: 800 },
         serviceWorkers: 'block',
         proxy: { server: lane?.url ?? (await proxy.url()) },
@@ -299,8 +313,10 @@ export class BrowserEngine implements Engine {
     // Scheme, IP literals and localhost names fail here at once; a name is checked by the proxy when it connects.
     assertTargetAllowed(req.url, this.options);
     await sendHeaders(context, req);
+    if (this.options.webBotAuth) await signRequests(context, this.options.webBotAuth);
     const page = await context.newPage();
     page.setDefaultTimeout(Math.max(1, deadline.remainingMs()));
+    const clearance = watchClearance(page);
     const redirects: string[] = [];
     let failedNavigation: string | null = null;
     let lastNavigation = req.url.href;
@@ -337,6 +353,9 @@ export class BrowserEngine implements Engine {
         proxy.failureFor(response!.url()) ?? new TargetBlockedError('Refused: private or reserved address')
       );
     }
+    // A challenge page (a WAF interstitial) is waited out: what is read is the page it lets through.
+    const { challenge, response: answer } = await clearance.pass(response ?? null, deadline);
+    response = answer;
     await settle(page, deadline);
     if (req.waitFor) await page.waitForTimeout(Math.min(req.waitFor, deadline.remainingMs()));
     if (req.waitForSelector) {
@@ -398,6 +417,7 @@ export class BrowserEngine implements Engine {
       screenshot,
       ...(branding !== undefined ? { branding } : {}),
       ...(producesOutput(req.actions) ? { actions: outputs } : {}),
+      ...(challenge ? { challenge } : {}),
     };
   }
 }

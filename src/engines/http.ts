@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import { Agent, errors as undiciErrors, request } from 'undici';
 import type { Dispatcher } from 'undici';
@@ -13,18 +13,23 @@ import {
 } from '../errors.js';
 import type { Deadline } from '../lib/deadline.js';
 import type { Proxies } from '../lib/proxy-route.js';
+import type { WebBotAuth } from '../lib/web-bot-auth.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
-import { mobileUserAgent } from './user-agent.js';
+import type { Identity } from './identity.js';
+import { navigationHeaders } from './navigation-headers.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
 
 export interface HttpEngineOptions extends GuardOptions {
   maxResponseBytes: number;
   maxDecompressedBytes: number;
   maxRedirects: number;
-  userAgent: string;
+  /** Who requests say they are (USER_AGENT): their User-Agent and client hints. */
+  identity: Identity;
   /** The proxies requests go through (PROXY_URLS, STEALTH_PROXY_URLS); none: directly. */
   proxies?: Proxies | null;
+  /** Signs every hop (WEB_BOT_AUTH_KEY); none: requests go unsigned. */
+  webBotAuth?: WebBotAuth | null;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -100,15 +105,16 @@ export class HttpEngine implements Engine {
     deadline: Deadline,
     through: (options: SendOptions) => Promise<Dispatcher.ResponseData>,
   ): Promise<Dispatcher.ResponseData> {
-    const headers: Record<string, string> = {
-      'user-agent': req.mobile ? mobileUserAgent(this.options.userAgent) : this.options.userAgent,
-      accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,text/plain;q=0.8,*/*;q=0.7',
-      'accept-language': 'en-US,en;q=0.9',
-      'accept-encoding': 'gzip, deflate, br',
-    };
-    for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = value;
+    const { desktop, mobile } = await this.options.identity.personas();
+    const own = { ...req.headers };
     const jarCookies = req.cookies?.cookieHeader(url);
-    if (jarCookies) headers.cookie = headers.cookie ? `${headers.cookie}; ${jarCookies}` : jarCookies;
+    if (jarCookies) {
+      const name = Object.keys(own).find((n) => n.toLowerCase() === 'cookie') ?? 'Cookie';
+      own[name] = own[name] ? `${own[name]}; ${jarCookies}` : jarCookies;
+    }
+    const headers = navigationHeaders(req.mobile ? mobile : desktop, url, own);
+    // Signed per hop: a redirect to another authority gets a signature of its own.
+    if (this.options.webBotAuth) Object.assign(headers, this.options.webBotAuth.headersFor(url));
     try {
       return await through({
         method: 'GET',
@@ -143,7 +149,7 @@ function flattenHeaders(raw: Record<string, string | string[] | undefined>): Rec
   return headers;
 }
 
-function decoderFor(encoding: string | undefined): zlib.Gunzip | zlib.BrotliDecompress | zlib.Inflate | null {
+function decoderFor(encoding: string | undefined): Transform | null {
   switch (encoding?.trim().toLowerCase()) {
     case 'gzip':
     case 'x-gzip':
@@ -152,6 +158,8 @@ function decoderFor(encoding: string | undefined): zlib.Gunzip | zlib.BrotliDeco
       return zlib.createBrotliDecompress();
     case 'deflate':
       return zlib.createInflate();
+    case 'zstd':
+      return zlib.createZstdDecompress();
     default:
       return null;
   }
@@ -188,8 +196,8 @@ async function readBody(
   } catch (err) {
     body.destroy();
     if (err instanceof AppError) throw err;
-    if (decoder && err instanceof Error && 'code' in err && String(err.code).startsWith('Z_')) {
-      // A body that is not valid gzip/brotli despite its header: keep what decoded cleanly.
+    if (decoder && err instanceof Error && 'code' in err && /^(Z_|ZSTD_)/.test(String(err.code))) {
+      // A body that is not valid gzip/brotli/zstd despite its header: keep what decoded cleanly.
       return Buffer.concat(chunks);
     }
     throw translateFetchError(err, null, deadline);

@@ -43,6 +43,18 @@ export interface FetchedPage {
   branding?: BrandingSample | null;
   /** The tier that carried the page when a block sent it on from its first (proxy "auto": stealth). */
   proxy?: ProxyTier;
+  /** The anti-bot challenge in front of the page, when one was passed (engines/challenge.ts). */
+  challenge?: PassedChallenge;
+}
+
+/** How a challenge in front of a page was passed. */
+export interface PassedChallenge {
+  /** What gave the challenge away. */
+  signal: string;
+  /** `browser`: a browser rendered the page and waited the challenge out; `clearance`: the request carried the clearance a browser got earlier in the job. */
+  by: 'browser' | 'clearance';
+  /** The User-Agent the browser sent, to which a clearance is commonly bound; null when unknown. */
+  userAgent: string | null;
 }
 
 export interface Engine {

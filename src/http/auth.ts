@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { UnauthorizedError } from '../errors.js';
+import { DIRECTORY_PATH } from '../lib/web-bot-auth.js';
 import type { TenantDirectory } from '../tenants/directory.js';
 import { meteredAs } from '../tenants/metering.js';
 import { OPEN_CALLER } from '../tenants/tenant.js';
@@ -40,8 +41,8 @@ function keyOf(headers: Record<string, string | string[] | undefined>): string |
 }
 
 /**
- * With keys declared (API_KEYS, ADMIN_API_KEYS, TENANTS_FILE), nothing but /health and the web app's static files
- * answers without one. A key is compared as a SHA-256 digest with every declared digest in constant time, so
+ * With keys declared (API_KEYS, ADMIN_API_KEYS, TENANTS_FILE), nothing but /health, the web app's static files
+ * and the Web Bot Auth key directory answers without one. A key is compared as a SHA-256 digest with every declared digest in constant time, so
  * neither its content nor its length leaks through timing. Every request (a WebSocket upgrade too) gets
  * `req.caller`: its key's tenant; without keys, the one tenant `default`, which sees everything.
  */
@@ -52,6 +53,8 @@ export function registerApiKeys(app: FastifyInstance, tenants: TenantDirectory):
     req.caller = OPEN_CALLER;
     if (tenants.open) return;
     if (req.url === '/health' || req.url.startsWith('/health?')) return;
+    // Web Bot Auth verifiers fetch the signing key's directory; it holds nothing but the public key.
+    if (req.url === DIRECTORY_PATH) return;
     // The web app's files hold no data: they load without a key, then send the one the operator types in.
     const reads = req.method === 'GET' || req.method === 'HEAD';
     if (reads && (req.url === '/' || WEB_FILE.test(req.url))) return;

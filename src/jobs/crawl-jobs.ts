@@ -3,6 +3,7 @@ import type { Frontier } from '../crawl/frontier.js';
 import type { Politeness } from '../crawl/politeness.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { sleep } from '../lib/sleep.js';
+import { ChallengePasses } from '../pipeline/challenge-pass.js';
 import type { PageDocument } from '../schemas/page.js';
 import type { Caller } from '../tenants/tenant.js';
 import { callerFor } from '../tenants/tenant.js';
@@ -101,7 +102,7 @@ export class CrawlJobs {
     caller: Caller,
   ): Promise<CrawlSummary> {
     return withProfile(this.deps.profiles, spec.page.profile, caller.tenant, (cookies) => {
-      const deps = cookies ? { ...this.deps.crawl, cookies } : this.deps.crawl;
+      const deps = { ...this.deps.crawl, cookies, challenges: new ChallengePasses(cookies) };
       const run = new CrawlRun(spec, new MemoryFrontier(), sink, deps, undefined, matchersFor(spec), {
         session: jobId, // the sticky key of proxy rotation
         caller,
@@ -132,9 +133,10 @@ export class CrawlJobs {
       stored: (url) => store.hasDocument(job.id, url),
       progress: (total) => void store.setTotal(job.id, total).catch(() => undefined),
     };
-    // One cookie jar per job in this process (from its profile), written back at its end with saveChanges.
+    // One cookie jar per job in this process (from its profile), written back at its end with saveChanges;
+    // the clearances of the challenges the job passes go into it.
     await withProfile(this.deps.profiles, spec.page.profile, job.owner, async (cookies) => {
-      const deps = cookies ? { ...this.deps.crawl, cookies } : this.deps.crawl;
+      const deps = { ...this.deps.crawl, cookies, challenges: new ChallengePasses(cookies) };
       const run = new CrawlRun(spec, frontier, sink, deps, resumed, matchersFor(request.spec), {
         ...shared,
         session: job.id, // the sticky key of proxy rotation: a host keeps its proxy for the whole job

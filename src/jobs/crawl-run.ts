@@ -5,6 +5,7 @@ import { LocalBudget } from '../crawl/budget.js';
 import type { CrawlBudget } from '../crawl/budget.js';
 import { HostLimiter } from '../crawl/politeness.js';
 import type { Politeness } from '../crawl/politeness.js';
+import type { ResourceAccess } from '../crawl/fetch-port.js';
 import { RobotsCache } from '../crawl/robots.js';
 import type { RobotsRules } from '../crawl/robots.js';
 import { CrawlScope } from '../crawl/scope.js';
@@ -36,6 +37,7 @@ type ItemOutcome = 'done' | 'retry';
 export class CrawlRun {
   private readonly scope: CrawlScope;
   private readonly robots: RobotsCache;
+  private readonly access: ResourceAccess;
   private readonly limiter: Politeness;
   private readonly budget: CrawlBudget;
   private readonly start: URL;
@@ -50,6 +52,8 @@ export class CrawlRun {
   /** Why a limit of the crawl's tenant (its pages of the day) stopped it, once one did. */
   private limited: string | null = null;
   private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0, hostPaused: 0 };
+  /** Hosts whose robots.txt could not be read, so that none of their pages is fetched, and why. */
+  private readonly robotsUnreachable = new Map<string, string>();
   /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
   private readonly throttle: HostThrottle;
   /** The sticky key of proxy rotation: the job's id. */
@@ -85,7 +89,10 @@ export class CrawlRun {
       maxPathDepth,
       ...matchers,
     });
-    this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
+    // robots.txt and sitemaps are read as the pages are: their TLS setting, their proxies and session.
+    const { skipTlsVerification, proxy } = spec.page;
+    this.access = { skipTlsVerification, proxy, session: shared.session };
+    this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent, this.access);
     this.limiter = shared.politeness ?? new HostLimiter(deps.settings.hostConcurrency);
     this.throttle = new HostThrottle(deps.settings.hostConcurrency);
     this.session = shared.session;
@@ -100,10 +107,15 @@ export class CrawlRun {
     return this.spec.page.timeout ?? 30000;
   }
 
-  /** The hosts holding this crawl back or paused for it, as its status's warning; null when none. */
+  /**
+   * The hosts holding this crawl back, paused for it or whose robots.txt could not be read, as its status's
+   * warning; null when none.
+   */
   warning(): string | null {
     const throttled = throttleWarning(this.throttle.held(), this.throttle.paused());
-    return [this.limited && `Stopped early: ${this.limited}`, throttled].filter(Boolean).join('. ') || null;
+    const robots = [...this.robotsUnreachable].map(([host, why]) => `${why} (no page of ${host} is fetched)`);
+    const parts = [this.limited && `Stopped early: ${this.limited}`, throttled, ...robots];
+    return parts.filter(Boolean).join('. ') || null;
   }
 
   private get maxRetries(): number {
@@ -178,10 +190,12 @@ export class CrawlRun {
       const deadline = Deadline.after(this.timeout, signal);
       try {
         const rules = await this.robots.rulesFor(this.start, deadline);
-        const roots = [...rules.sitemaps, new URL('/sitemap.xml', this.start).href];
+        // An unreachable robots.txt disallows /sitemap.xml too.
+        const guessed = rules.unreachable ? [] : [new URL('/sitemap.xml', this.start).href];
+        const roots = [...rules.sitemaps, ...guessed];
         const pages = await sitemapUrls(
           roots,
-          this.deps.fetchResource,
+          (url, d) => this.deps.fetchResource(url, d, this.access),
           (body, url, d) => this.deps.content.sitemap(body, url, d),
           { maxUrls: Math.min(spec.limit * 10, 50_000), maxSitemaps: 50, maxDepth: 3 },
           deadline,
@@ -314,7 +328,8 @@ export class CrawlRun {
     const rules = await this.rulesFor(url, signal);
     if (rules && !rules.isAllowed(url.href)) {
       await this.budget.skip(item.url);
-      this.drop(url.href, 'robots', 'robots.txt disallows it');
+      if (rules.unreachable) this.robotsUnreachable.set(url.host, rules.unreachable);
+      this.drop(url.href, 'robots', rules.unreachable ?? 'robots.txt disallows it');
       await this.sink.robotsBlocked(url.href);
       return 'done';
     }

@@ -14,14 +14,15 @@ export class SerialByKey {
     private readonly maxQueued: number,
   ) {}
 
-  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
+  /** Runs `work` once no other caller of `key` runs; a caller whose `signal` aborts while waiting gets a 503. */
+  async run<T>(key: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     let gate = this.gates.get(key);
     if (!gate) {
       gate = new Gate(this.name, 1, this.maxQueued);
       this.gates.set(key, gate);
     }
     try {
-      return await gate.run(work);
+      return await gate.run(work, signal);
     } finally {
       if (gate.active === 0 && gate.waiting === 0 && this.gates.get(key) === gate) this.gates.delete(key);
     }

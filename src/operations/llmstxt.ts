@@ -13,6 +13,7 @@ import type { CrawlDeps } from '../jobs/crawl-run.js';
 import { mapSite } from './map.js';
 import { checkPageOptions, fetchAndRender } from '../pipeline/fetch-page.js';
 import type { Caller } from '../tenants/tenant.js';
+import { ChallengePasses } from '../pipeline/challenge-pass.js';
 
 export interface LlmsTxtDeps extends CrawlDeps {
   llm: LlmClient;
@@ -126,10 +127,15 @@ export async function generateLlmsTxt(
   for (const url of prioritize(discovered, start)) {
     if (allowed.length >= (body.maxUrls ?? 20)) break;
     const target = new URL(url);
-    if ((await robots.rulesFor(target, Deadline.after(PAGE_TIMEOUT_MS, signal))).isAllowed(url))
-      allowed.push(url);
-    else deps.log.debug({ op: 'llmstxt', url, reason: 'robots.txt disallows it' }, 'page dropped');
+    const rules = await robots.rulesFor(target, Deadline.after(PAGE_TIMEOUT_MS, signal));
+    if (rules.isAllowed(url)) allowed.push(url);
+    else {
+      const reason = rules.unreachable ?? 'robots.txt disallows it';
+      deps.log.debug({ op: 'llmstxt', url, reason }, 'page dropped');
+    }
   }
+  // A challenge in front of the site is passed once, and its clearance serves every page.
+  const pageDeps = { ...deps, challenges: new ChallengePasses(deps.cookies) };
   const pages = await mapWithLimit(allowed, body.maxConcurrentScrapes ?? 10, async (url) => {
     try {
       const { document } = await fetchAndRender(
@@ -140,7 +146,7 @@ export async function generateLlmsTxt(
           caller,
         },
         Deadline.after(PAGE_TIMEOUT_MS, signal),
-        deps,
+        pageDeps,
       );
       if (document.metadata.statusCode >= 400) {
         deps.log.debug(

@@ -10,6 +10,7 @@ import type { PageDocument } from '../schemas/page.js';
 import { CrawlRun } from '../jobs/crawl-run.js';
 import type { CrawlDeps, CrawlSink, CrawlSpec } from '../jobs/crawl-run.js';
 import { checkPageOptions } from '../pipeline/fetch-page.js';
+import { ChallengePasses } from '../pipeline/challenge-pass.js';
 
 /** Pages fetched for links when sitemaps are thin, and how deep that shallow crawl goes. */
 const LINK_CRAWL_PAGES = 20;
@@ -87,7 +88,8 @@ export async function mapSite(body: MapRequest, deadline: Deadline, deps: CrawlD
   const robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent);
   const rules = await robots.rulesFor(start, deadline);
   if (!body.ignoreSitemap) {
-    const roots = [...rules.sitemaps, new URL('/sitemap.xml', start).href];
+    // An unreachable robots.txt disallows /sitemap.xml too (RFC 9309).
+    const roots = [...rules.sitemaps, ...(rules.unreachable ? [] : [new URL('/sitemap.xml', start).href])];
     add(
       await sitemapUrls(
         roots,
@@ -143,7 +145,9 @@ export async function mapSite(body: MapRequest, deadline: Deadline, deps: CrawlD
       return Promise.resolve();
     },
   };
-  await new CrawlRun(spec, new MemoryFrontier(), sink, deps)
+  // One pass per host of a challenge in front of the site, for every page the discovery reads.
+  const challenges = new ChallengePasses(deps.cookies);
+  await new CrawlRun(spec, new MemoryFrontier(), sink, { ...deps, challenges })
     .run(deadline.signal, true)
     .catch((err: unknown) => {
       deps.log.debug({ op: 'map', reason: toAppError(err).code }, 'link discovery stopped');

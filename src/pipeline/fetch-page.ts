@@ -1,6 +1,6 @@
 import { planEngine } from '../engines/plan.js';
 import { actionProblem } from '../engines/browser-actions.js';
-import type { Engine, FetchedPage, FetchRequest } from '../engines/types.js';
+import type { Engine, FetchedPage, FetchRequest, PassedChallenge } from '../engines/types.js';
 import type { CookieJarHandle } from '../engines/cookie-jar.js';
 import { BadRequestError, toAppError } from '../errors.js';
 import type { AppError } from '../errors.js';
@@ -17,6 +17,7 @@ import type { Caller } from '../tenants/tenant.js';
 import { pageSlotWithin } from '../tenants/page-slots.js';
 import type { PageSlots } from '../tenants/page-slots.js';
 import type { TreeLimits } from '../content/parse/parse.js';
+import { ChallengePasses, challengeNote } from './challenge-pass.js';
 import type { ContentPool } from './content-pool.js';
 import type { CssExtraction, RenderedPage } from './page-document.js';
 import { proxyPlan, throughProxies } from './proxy-choice.js';
@@ -48,6 +49,11 @@ export interface ScrapeDeps {
    * every page's fetch, on either engine, sends and keeps its cookies.
    */
   cookies?: CookieJarHandle;
+  /**
+   * The anti-bot challenges the job passed, by host, and the clearances its later pages carry (one per crawl or
+   * batch, started from `cookies`); absent, each call passes its own.
+   */
+  challenges?: ChallengePasses;
   /** The tiers of proxies the server has, for a page's `proxy` option (absent: no stealth proxies). */
   proxies?: ProxyTiers | null;
   /**
@@ -264,13 +270,26 @@ async function renderFetched(
   const { options } = req;
   const { formats, headers, plan, screenshot } = checkPageOptions(options, deps.browser !== null);
   const proxies = proxyPlan(options.proxy, deps.proxies);
+  const choice = options.engine ?? 'auto';
+  const passes = deps.challenges ?? new ChallengePasses(deps.cookies);
+  // proxy "auto": a fetch the target blocks is made once more through the stealth proxies. A challenge page
+  // over http is passed in the browser (engine "auto"); the host's later pages carry the clearance it got.
+  const browser = deps.browser ? throughProxies(deps.browser, proxies) : null;
+  const http = passes.through(
+    throughProxies(deps.http, proxies),
+    choice === 'auto' ? browser : null,
+    choice === 'auto'
+      ? 'this server has no browser engine to pass it'
+      : 'engine "http" does not pass challenges',
+  );
+  // The challenge in front of the page last fetched, as its fetch passed it.
+  const passed: { challenge?: PassedChallenge } = {};
   const render = async (
     engine: Engine,
     detectionReason: string | null,
   ): Promise<RenderedPage | RetryLater> => {
     const fetched = await fetchWithRetries(
-      // proxy "auto": a fetch the target blocks is made once more through the stealth proxies.
-      throughProxies(engine, proxies),
+      engine,
       {
         url: req.url,
         headers,
@@ -285,7 +304,7 @@ async function renderFetched(
         branding: formats.includes('branding'),
         session: req.session,
         tenant: req.caller?.tenant,
-        cookies: deps.cookies,
+        cookies: passes.cookiesFor(req.url),
         proxy: proxies.tier,
       } as FetchRequest,
       deadline,
@@ -295,6 +314,7 @@ async function renderFetched(
     if ('retryLater' in fetched) return fetched;
     answered();
     const { page, fetches } = fetched;
+    passed.challenge = page.challenge;
     deadline.check('fetch');
     // The actions' outputs (screenshots, PDFs) need no parsing: they stay on this thread.
     const { actions, ...toRender } = page;
@@ -325,16 +345,28 @@ async function renderFetched(
     if (attempts.before + fetches > 1) rendered.document.metadata.attempts = attempts.before + fetches;
     return rendered;
   };
-  if (plan.engine === 'browser' && deps.browser) return render(deps.browser, plan.detectionReason);
-  const viaHttp = await render(deps.http, plan.detectionReason);
+  // engine "auto": the challenge a page was behind is told in its detectionReason.
+  const noted = (rendered: RenderedPage | RetryLater): RenderedPage | RetryLater => {
+    const { challenge } = passed;
+    if ('retryLater' in rendered || !challenge || choice !== 'auto') return rendered;
+    const { metadata } = rendered.document;
+    metadata.detectionReason = challengeNote(metadata.detectionReason, challenge);
+    return rendered;
+  };
+  if (plan.engine === 'browser' && browser) return noted(await render(browser, plan.detectionReason));
+  const viaHttp = await render(http, plan.detectionReason);
   // engine "auto": a page that looks client-side rendered is rendered again in the browser.
-  if ('retryLater' in viaHttp || (options.engine ?? 'auto') !== 'auto' || !deps.browser) return viaHttp;
+  if ('retryLater' in viaHttp || passed.challenge?.by === 'browser' || choice !== 'auto' || !browser) {
+    return noted(viaHttp);
+  }
   if (viaHttp.clientRendered === null) {
     viaHttp.document.metadata.detectionReason = `static page (${viaHttp.document.metadata.wordCount} words of text): http engine`;
-    return viaHttp;
+    return noted(viaHttp);
   }
-  return render(
-    deps.browser,
-    `client-side rendered page (${viaHttp.clientRendered}): re-rendered with the browser engine`,
+  return noted(
+    await render(
+      browser,
+      `client-side rendered page (${viaHttp.clientRendered}): re-rendered with the browser engine`,
+    ),
   );
 }

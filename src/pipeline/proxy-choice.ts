@@ -1,3 +1,4 @@
+import { challengeOf } from '../engines/challenge.js';
 import type { Engine, FetchedPage } from '../engines/types.js';
 import { BadRequestError } from '../errors.js';
 import type { ProxyTier } from '../lib/proxy-pool.js';
@@ -37,22 +38,9 @@ export function proxyPlan(option: ProxyOption | undefined, tiers: ProxyTiers | n
 /** Statuses a site answers a client it refuses with. */
 const BLOCK_STATUSES = new Set([401, 403, 429]);
 
-/** Bytes of a page read for a challenge's marks: challenge pages are small, and say so near the top. */
-const CHALLENGE_SCAN_BYTES = 64 * 1024;
-
-/**
- * Marks of the anti-bot challenge pages of the common services (Cloudflare's "Just a moment...", its
- * challenge platform, DataDome's captcha, PerimeterX/HUMAN, Imperva/Incapsula, Akamai's interstitial), which
- * some of them serve with 200.
- */
-const CHALLENGE_MARKS =
-  /<title>\s*(Just a moment\.\.\.|Attention Required! \| Cloudflare|Access denied \| [^<]*Cloudflare)|\/cdn-cgi\/challenge-platform\/|captcha-delivery\.com|px-captcha|_Incapsula_Resource|sec-if-cpt-container/i;
-
 /** The target refused the request: 401, 403 or 429, or an anti-bot challenge page instead of the content. */
 export function looksBlocked(page: FetchedPage): boolean {
-  if (BLOCK_STATUSES.has(page.status)) return true;
-  if (page.headers['cf-mitigated'] === 'challenge') return true;
-  return CHALLENGE_MARKS.test(page.body.subarray(0, CHALLENGE_SCAN_BYTES).toString('latin1'));
+  return BLOCK_STATUSES.has(page.status) || challengeOf(page) !== null;
 }
 
 /**

@@ -33,7 +33,8 @@ export const Formats = Type.Array(FormatName, {
 
 export const EngineName = Type.Enum(['auto', 'http', 'browser'], {
   default: 'auto',
-  description: 'Fetch engine: plain HTTP, headless browser, or automatic choice.',
+  description:
+    'Fetch engine: plain HTTP, headless browser, or automatic choice (the browser for a client-side rendered page, and to pass an anti-bot challenge once per host of a job).',
 });
 
 export const TimeoutMs = Type.Integer({

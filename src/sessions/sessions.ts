@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { BrowserContext, Page } from 'playwright-core';
 import { MOBILE } from '../engines/browser.js';
-import { mobileUserAgent } from '../engines/user-agent.js';
+import type { Identity } from '../engines/identity.js';
 import {
   NotFoundError,
   ServiceBusyError,
@@ -78,7 +78,8 @@ export interface SessionDeps {
   /** Chromium; null when it is not installed (every session request is then a 503). */
   executablePath: string | null;
   limits: SessionLimits;
-  userAgent: string;
+  /** Who the sessions' pages say they are (USER_AGENT), as the browser engine's do. */
+  identity: Identity;
   metrics: Metrics;
   /** Where a session's lifetime counts as browser time, to its owner, when it ends (src/tenants/usage.ts). */
   meter?: Meter;
@@ -186,10 +187,11 @@ export class BrowserSessions {
       const state = profile ? await this.deps.profiles.state(owner, profile.name) : null;
       if (profile && state === null && !profile.saveChanges) throw noProfile(profile.name);
       host = await this.hosts.acquire();
+      const personas = await this.deps.identity.personas();
       context = await host.browser.newContext({
-        userAgent: this.deps.userAgent,
+        userAgent: (options.mobile ? personas.mobile : personas.desktop).userAgent,
         viewport: { width: 1280, height: 800 },
-        ...(options.mobile ? { ...MOBILE, userAgent: mobileUserAgent(this.deps.userAgent) } : {}),
+        ...(options.mobile ? MOBILE : {}),
         ...(options.skipTlsVerification ? { ignoreHTTPSErrors: true } : {}),
         acceptDownloads: false,
         proxy: { server: host.proxyServer },

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { startFactsSite } from '../fixtures/facts-site.js';
+import { startFactsSite } from '../fixtures/sites/facts-site.js';
 import { freePort } from '../fixtures/free-port.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { spawnService } from '../fixtures/service-process.js';

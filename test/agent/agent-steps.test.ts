@@ -9,7 +9,7 @@ import { MemoryJobStore } from '../../src/jobs/stores/memory-job-store.js';
 import type { Logger } from '../../src/lib/logger.js';
 import { systemResolver } from '../../src/lib/ssrf-guard.js';
 import { callerFor } from '../../src/tenants/tenant.js';
-import { startFactsSite } from '../fixtures/facts-site.js';
+import { startFactsSite } from '../fixtures/sites/facts-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startService } from '../helpers.js';
 import { FACTS, FACTS_SCHEMA, agentTurns, toolAnswers } from './script.js';

@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import type { AgentStatusResponse } from '@mendable/firecrawl-js';
 import { firecrawlMcp } from '../fixtures/firecrawl-mcp.js';
-import { startFactsSite } from '../fixtures/facts-site.js';
+import { startFactsSite } from '../fixtures/sites/facts-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import { startSearchStub } from '../fixtures/search-stub.js';

@@ -4,9 +4,9 @@ import { constants, deflateRawSync, deflateSync, inflateSync } from 'node:zlib';
 import { checkPdfStreams } from '../../src/content/documents/pdf-size/check.js';
 import { pdfToHtml } from '../../src/content/documents/pdf.js';
 import { ContentTooLargeError, UnsupportedContentError } from '../../src/errors.js';
-import { encryptedPdf } from '../fixtures/encrypted-pdf.js';
-import { type Security, security } from '../fixtures/pdf-encryption.js';
-import { pagesPdf, textPage, writePdf, zerosDeflate } from '../fixtures/pdf-files.js';
+import { encryptedPdf } from '../fixtures/files/encrypted-pdf.js';
+import { type Security, security } from '../fixtures/files/pdf-encryption.js';
+import { pagesPdf, textPage, writePdf, zerosDeflate } from '../fixtures/files/pdf-files.js';
 
 /**
  * The size check pdf.js's input goes through (src/content/pdf-streams.ts): what each stream decodes to,

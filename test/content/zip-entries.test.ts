@@ -4,8 +4,8 @@ import { ByteBudget } from '../../src/content/documents/byte-budget.js';
 import { officeToHtml } from '../../src/content/documents/office.js';
 import { unzipCounted } from '../../src/content/documents/zip-entries.js';
 import { ContentTooLargeError, UnsupportedContentError } from '../../src/errors.js';
-import { docx } from '../fixtures/office.js';
-import { deflated, lyingDocx, stored, writeZip } from '../fixtures/zip-files.js';
+import { docx } from '../fixtures/files/office.js';
+import { deflated, lyingDocx, stored, writeZip } from '../fixtures/files/zip-files.js';
 
 /** Office files' zip entries, inflated through a budget of bytes actually produced (src/content/zip-entries.ts). */
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { startService } from '../helpers.js';
-import { SESSION_VALUE, loginResolver, startLoginSite } from '../fixtures/login-site.js';
+import { SESSION_VALUE, loginResolver, startLoginSite } from '../fixtures/sites/login-site.js';
 import { call, json, over, poll } from '../jobs/http.js';
 
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';

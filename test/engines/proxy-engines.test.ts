@@ -5,7 +5,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
-import { startCrawlSite } from '../fixtures/crawl-site.js';
+import { startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startTestProxy } from '../fixtures/proxy-server.js';
 import type { TestProxy, TestProxyOptions } from '../fixtures/proxy-server.js';
 import { page } from '../fixtures/site.js';

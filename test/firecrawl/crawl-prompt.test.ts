@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import type { LlmRequest } from '../fixtures/llm-stub.js';
 import { startService } from '../helpers.js';

@@ -7,7 +7,7 @@ import Firecrawl, { FirecrawlAppV1 } from '@mendable/firecrawl-js';
 import type { Document } from '@mendable/firecrawl-js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startTestProxy } from '../fixtures/proxy-server.js';
-import { textPdf } from '../fixtures/pdf-files.js';
+import { textPdf } from '../fixtures/files/pdf-files.js';
 import { site, startService } from '../helpers.js';
 
 /**

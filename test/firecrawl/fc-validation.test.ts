@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
-import { startBrandSite } from '../fixtures/brand-site.js';
+import { startBrandSite } from '../fixtures/sites/brand-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { site, startService } from '../helpers.js';
 import type { Service } from '../helpers.js';

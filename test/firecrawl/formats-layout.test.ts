@@ -4,7 +4,7 @@ import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import type { BrandingProfile, PdfPageBlocks } from '@mendable/firecrawl-js';
-import { reportPdf, startBrandSite } from '../fixtures/brand-site.js';
+import { reportPdf, startBrandSite } from '../fixtures/sites/brand-site.js';
 import { startService } from '../helpers.js';
 import type { Service } from '../helpers.js';
 

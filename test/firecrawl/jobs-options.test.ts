@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startService } from '../helpers.js';
 import { call, json, over, poll, sleep } from '../jobs/http.js';

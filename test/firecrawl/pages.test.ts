@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import Firecrawl, { SdkError } from '@mendable/firecrawl-js';
 import type { Document, SearchResultWeb } from '@mendable/firecrawl-js';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { startService } from '../helpers.js';

@@ -3,8 +3,8 @@ import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import Firecrawl, { FirecrawlAppV1, SdkError } from '@mendable/firecrawl-js';
 import type { Document } from '@mendable/firecrawl-js';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
-import type { CrawlSite, CrawlSiteOptions } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
+import type { CrawlSite, CrawlSiteOptions } from '../fixtures/sites/crawl-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startService } from '../helpers.js';
 

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import type { TestContext } from 'node:test';
 import { BrowserEngine } from '../../src/engines/browser.js';
+import { Identity } from '../../src/engines/identity.js';
 import { Deadline } from '../../src/lib/deadline.js';
 import { isBlockedAddress, systemResolver } from '../../src/lib/ssrf-guard.js';
 import { freePort } from '../fixtures/free-port.js';
@@ -119,7 +120,7 @@ describe('hostile pages in the browser', { skip }, () => {
       resolver: systemResolver,
       executablePath: chromiumPath,
       maxPages: 1,
-      userAgent: 'Pagewright-test',
+      identity: new Identity('Pagewright-test', chromiumPath),
       maxHtmlChars: 1_000_000,
       closeGraceMs: 500,
     });

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { describe, test } from 'node:test';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { site, startService } from '../helpers.js';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

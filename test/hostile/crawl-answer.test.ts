@@ -4,7 +4,7 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import Fastify from 'fastify';
 import { CrawlReply } from '../../src/schemas/crawl.js';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startService } from '../helpers.js';
 
 v8.setFlagsFromString('--expose-gc');

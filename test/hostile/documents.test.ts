@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { type Service, startService } from '../helpers.js';
-import { docx } from '../fixtures/office.js';
-import { security } from '../fixtures/pdf-encryption.js';
-import { bombPdf, textPdf } from '../fixtures/pdf-files.js';
-import { bigDocx, lyingDocx } from '../fixtures/zip-files.js';
+import { docx } from '../fixtures/files/office.js';
+import { security } from '../fixtures/files/pdf-encryption.js';
+import { bombPdf, textPdf } from '../fixtures/files/pdf-files.js';
+import { bigDocx, lyingDocx } from '../fixtures/files/zip-files.js';
 
 /**
  * Documents built to exhaust memory when they are unpacked: a 1 MB PDF whose content stream inflates to

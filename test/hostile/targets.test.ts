@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { isBlockedAddress } from '../../src/lib/ssrf-guard.js';
 import { docOf, site, startService } from '../helpers.js';
 import type { Service } from '../helpers.js';

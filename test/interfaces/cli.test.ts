@@ -5,12 +5,12 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
-import { startCrawlSite } from '../fixtures/crawl-site.js';
+import { startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { freePort } from '../fixtures/free-port.js';
-import { docx } from '../fixtures/office.js';
+import { docx } from '../fixtures/files/office.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { startService } from '../helpers.js';
-import { SESSION_VALUE, startLoginSite } from '../fixtures/login-site.js';
+import { SESSION_VALUE, startLoginSite } from '../fixtures/sites/login-site.js';
 
 /** The `pagewright` command as a child process: stdout, files and exit codes. */
 

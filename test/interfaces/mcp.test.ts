@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { startCrawlSite } from '../fixtures/crawl-site.js';
+import { startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startService } from '../helpers.js';
 
 /** The MCP SDK's own Client against `pagewright mcp` (stdio, a child process) and /mcp (Streamable HTTP). */

@@ -4,13 +4,13 @@ import type { ChildProcess } from 'node:child_process';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { startCrawlSite } from '../fixtures/crawl-site.js';
-import type { CrawlSite } from '../fixtures/crawl-site.js';
+import { startCrawlSite } from '../fixtures/sites/crawl-site.js';
+import type { CrawlSite } from '../fixtures/sites/crawl-site.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
 import { call, json, sleep } from './http.js';
 import type { Json } from './http.js';
-import { startFlakySite } from '../fixtures/flaky-site.js';
+import { startFlakySite } from '../fixtures/sites/flaky-site.js';
 import { freePort } from '../fixtures/free-port.js';
 
 /** The distributed job engine: real Redis, an API process and worker processes, spawned as `npm start` runs them. */

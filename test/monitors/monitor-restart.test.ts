@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, test } from 'node:test';
-import { startChangingSite } from '../fixtures/changing-site.js';
+import { startChangingSite } from '../fixtures/sites/changing-site.js';
 import { freePort } from '../fixtures/free-port.js';
 import { spawnService } from '../fixtures/service-process.js';
 

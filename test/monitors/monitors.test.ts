@@ -3,7 +3,7 @@ import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import type { MonitorCheckDetail } from '@mendable/firecrawl-js';
-import { startChangingSite } from '../fixtures/changing-site.js';
+import { startChangingSite } from '../fixtures/sites/changing-site.js';
 import { firecrawlMcp } from '../fixtures/firecrawl-mcp.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startSearchStub } from '../fixtures/search-stub.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startService } from '../helpers.js';
 
 interface Event {

@@ -6,9 +6,9 @@ import type { TestContext } from 'node:test';
 import { before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { chromium } from 'playwright-core';
-import { encryptedPdf } from '../fixtures/encrypted-pdf.js';
+import { encryptedPdf } from '../fixtures/files/encrypted-pdf.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
-import { docx, pptx, xlsx } from '../fixtures/office.js';
+import { docx, pptx, xlsx } from '../fixtures/files/office.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { docOf, startService } from '../helpers.js';
 

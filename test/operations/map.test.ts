@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
-import { fixtureResolver, startCrawlSite } from '../fixtures/crawl-site.js';
-import type { CrawlSiteOptions } from '../fixtures/crawl-site.js';
+import { fixtureResolver, startCrawlSite } from '../fixtures/sites/crawl-site.js';
+import type { CrawlSiteOptions } from '../fixtures/sites/crawl-site.js';
 import { startService } from '../helpers.js';
 
 async function setup(t: TestContext, options: CrawlSiteOptions = {}) {

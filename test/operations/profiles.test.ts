@@ -6,8 +6,8 @@ import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { startService } from '../helpers.js';
 import type { Service } from '../helpers.js';
-import { SESSION_VALUE, loginResolver, startLoginSite } from '../fixtures/login-site.js';
-import type { LoginSite } from '../fixtures/login-site.js';
+import { SESSION_VALUE, loginResolver, startLoginSite } from '../fixtures/sites/login-site.js';
+import type { LoginSite } from '../fixtures/sites/login-site.js';
 import { call, json, over, poll } from '../jobs/http.js';
 import type { Json } from '../jobs/http.js';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TestContext } from 'node:test';
-import { startFlakySite } from '../fixtures/flaky-site.js';
-import type { FlakySiteOptions } from '../fixtures/flaky-site.js';
+import { startFlakySite } from '../fixtures/sites/flaky-site.js';
+import type { FlakySiteOptions } from '../fixtures/sites/flaky-site.js';
 import { startService } from '../helpers.js';
 import type { Service } from '../helpers.js';
 
@@ -71,11 +71,13 @@ describe('retries of transient failures', () => {
     assert.match(JSON.stringify(bad.json), /maxRetries/);
   });
 
-  test('a refused connection is retried, then reported with its attempts', async (t) => {
+  // A refused connection is one too, but a crawl meets it at robots.txt first, which then disallows the site
+  // (RFC 9309; test/crawl/robots-rfc9309.test.ts): here robots.txt answers and every page's connection is cut.
+  test('a connection cut before the answer is retried, then reported with its attempts', async (t) => {
     const svc = await startService(t, { env: { MAX_RETRIES: '1' } });
-    const site = await startFlakySite({ mode: 'reset' });
+    const site = await startFlakySite({ mode: 'reset', failures: 99 });
+    t.after(() => site.close());
     const url = `${site.url}/p/0`;
-    await site.close(); // nothing listens there any more
     const { status, json } = await svc.post('/api/v1/crawl', { url, formats: [] });
     assert.equal(status, 200, JSON.stringify(json));
     const errors = json.errors as { code: string; attempts: number }[];
