@@ -32,22 +32,27 @@ const SCAN_BYTES = 64 * 1024;
 /** Bodies of a success status looked at: a challenge served with 200 or 202 is a tiny page. */
 export const TINY_PAGE_BYTES = 16 * 1024;
 
-/** Markers of the common WAFs' interstitials; `anyStatus`: also telling in a page served with a 2xx status. */
+/**
+ * Markers of the common WAFs' interstitials. `anyStatus`: telling in a page served with a 2xx status too, so
+ * only what appears on a challenge or block page itself; the scripts WAFs inject into ordinary pages (Cloudflare's
+ * `/cdn-cgi/challenge-platform/` detections, PerimeterX's `_pxAppId`, Imperva's `_Incapsula_Resource`, AWS WAF's
+ * `AwsWafIntegration`) count only on a refusal status.
+ */
 const MARKERS: { mark: RegExp; what: string; anyStatus: boolean }[] = [
   {
-    mark: /\/cdn-cgi\/challenge-platform\/|_cf_chl_opt|cf-browser-verification|cf_chl_prog/,
-    what: "Cloudflare's challenge platform",
+    mark: /_cf_chl_opt|cf-browser-verification|cf_chl_prog/,
+    what: "Cloudflare's challenge",
     anyStatus: true,
   },
+  { mark: /\/cdn-cgi\/challenge-platform\//, what: "Cloudflare's challenge platform", anyStatus: false },
   { mark: /captcha-delivery\.com/, what: "DataDome's captcha", anyStatus: true },
-  { mark: /_pxCaptcha|px-captcha|_pxAppId/, what: "PerimeterX's (HUMAN) challenge", anyStatus: true },
-  {
-    mark: /_Incapsula_Resource|Incapsula incident ID/,
-    what: "Imperva's (Incapsula) challenge",
-    anyStatus: true,
-  },
+  { mark: /_pxCaptcha|px-captcha/, what: "PerimeterX's (HUMAN) challenge", anyStatus: true },
+  { mark: /_pxAppId/, what: "PerimeterX's (HUMAN) sensor", anyStatus: false },
+  { mark: /Incapsula incident ID/, what: "Imperva's (Incapsula) block", anyStatus: true },
+  { mark: /_Incapsula_Resource/, what: "Imperva's (Incapsula) challenge", anyStatus: false },
   { mark: /sec-if-cpt-container|_sec\/cp_challenge/, what: "Akamai's interstitial", anyStatus: true },
-  { mark: /awsWafCookieDomainList|AwsWafIntegration/, what: "AWS WAF's challenge", anyStatus: true },
+  { mark: /awsWafCookieDomainList/, what: "AWS WAF's challenge", anyStatus: true },
+  { mark: /AwsWafIntegration/, what: "AWS WAF's challenge script", anyStatus: false },
   { mark: /sgcaptcha/, what: "SiteGround's captcha", anyStatus: true },
   {
     mark: /challenges\.cloudflare\.com\/turnstile|hcaptcha\.com\/1\/api\.js|google\.com\/recaptcha\/api/,
