@@ -34,9 +34,10 @@ export const TINY_PAGE_BYTES = 16 * 1024;
 
 /**
  * Markers of the common WAFs' interstitials. `anyStatus`: telling in a page served with a 2xx status too, so
- * only what appears on a challenge or block page itself; the scripts WAFs inject into ordinary pages (Cloudflare's
- * `/cdn-cgi/challenge-platform/` detections, PerimeterX's `_pxAppId`, Imperva's `_Incapsula_Resource`, AWS WAF's
- * `AwsWafIntegration`) count only on a refusal status.
+ * only what appears on a challenge or block page itself (Cloudflare's challenge orchestration); the scripts
+ * WAFs inject into ordinary pages (Cloudflare's `/cdn-cgi/challenge-platform/scripts/` detections,
+ * PerimeterX's `_pxAppId`, Imperva's `_Incapsula_Resource`, AWS WAF's `AwsWafIntegration`) count only on a
+ * refusal status.
  */
 const MARKERS: { mark: RegExp; what: string; anyStatus: boolean }[] = [
   {
@@ -44,7 +45,12 @@ const MARKERS: { mark: RegExp; what: string; anyStatus: boolean }[] = [
     what: "Cloudflare's challenge",
     anyStatus: true,
   },
-  { mark: /\/cdn-cgi\/challenge-platform\//, what: "Cloudflare's challenge platform", anyStatus: false },
+  {
+    mark: /\/cdn-cgi\/challenge-platform\/h\/[a-z]\/orchestrate\//,
+    what: "Cloudflare's challenge platform",
+    anyStatus: true,
+  },
+  { mark: /\/cdn-cgi\/challenge-platform\//, what: "Cloudflare's detections", anyStatus: false },
   { mark: /captcha-delivery\.com/, what: "DataDome's captcha", anyStatus: true },
   { mark: /_pxCaptcha|px-captcha/, what: "PerimeterX's (HUMAN) challenge", anyStatus: true },
   { mark: /_pxAppId/, what: "PerimeterX's (HUMAN) sensor", anyStatus: false },
