@@ -1,6 +1,7 @@
 import type { Config } from '../config/config.js';
 import type { FetchResource } from '../crawl/fetch-port.js';
 import { BrowserEngine } from '../engines/browser.js';
+import { ChromiumTls } from '../engines/chromium-tls.js';
 import { HttpEngine } from '../engines/http.js';
 import { Identity } from '../engines/identity.js';
 import { Agents } from '../agent/agents.js';
@@ -109,6 +110,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     identity,
     proxies,
     webBotAuth: config.webBotAuth,
+    chromiumTls: config.httpsClient === 'chromium' ? ChromiumTls.load(guard, log) : null,
   });
   const content = new ContentPool({
     threads: config.contentWorkers,

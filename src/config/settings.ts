@@ -127,6 +127,14 @@ export const SETTINGS = {
         "`Pagewright/0.1`; any other value is sent as the `User-Agent`, with no client hints. A request's own " +
         '`User-Agent` header wins (docs/guide.md, "Headers sent to the target").',
     ),
+    httpsClient: oneOf(
+      ['chromium', 'node'],
+      { env: 'HTTPS_CLIENT', default: 'chromium' },
+      'How the http engine opens https connections. `chromium`: as the shipped Chromium does at TLS and HTTP/2 ' +
+        '(BoringSSL through wreq-js: its cipher suites, extensions, ALPN h2, SETTINGS and header order; ' +
+        "docs/architecture.md says what still differs); `node`: with Node's TLS over HTTP/1.1. Plain http and " +
+        "requests through proxies use Node's client either way.",
+    ),
     maxResponseBytes: bytes(
       { env: 'MAX_RESPONSE_BYTES', default: 10 * MIB, min: KIB, max: GIB },
       'Largest target body read, in bytes on the wire; also the largest file uploaded to parse.',

@@ -16,6 +16,7 @@ import type { Proxies } from '../lib/proxy-route.js';
 import type { WebBotAuth } from '../lib/web-bot-auth.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
+import type { ChromiumTls, TlsHop } from './chromium-tls.js';
 import type { Identity } from './identity.js';
 import { navigationHeaders } from './navigation-headers.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
@@ -30,14 +31,17 @@ export interface HttpEngineOptions extends GuardOptions {
   proxies?: Proxies | null;
   /** Signs every hop (WEB_BOT_AUTH_KEY); none: requests go unsigned. */
   webBotAuth?: WebBotAuth | null;
+  /** Direct https hops open their connections as Chromium does (HTTPS_CLIENT=chromium); none: Node's TLS. */
+  chromiumTls?: ChromiumTls | null;
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Plain HTTP(S) fetch over keep-alive pools; every hop is checked by the SSRF guard. With proxies for the
- * request's tier, each hop goes through them (lib/proxy-route.ts, which checks the target's resolved
- * addresses before handing it to a proxy).
+ * Plain HTTP(S) fetch over keep-alive pools; every hop is checked by the SSRF guard. A direct https hop goes
+ * through ChromiumTls when there is one (Chromium's TLS and HTTP/2), plain http and everything else through
+ * undici. With proxies for the request's tier, each hop goes through them (lib/proxy-route.ts, which checks
+ * the target's resolved addresses before handing it to a proxy).
  */
 export class HttpEngine implements Engine {
   readonly name = 'http' as const;
@@ -60,16 +64,26 @@ export class HttpEngine implements Engine {
     for (;;) {
       assertTargetAllowed(url, this.options);
       deadline.check('fetch');
-      const response = await this.send(url, req, deadline, (options) =>
-        via
-          ? via.request(url, { ...options, session, skipTlsVerification: req.skipTlsVerification })
-          : request(url, { ...options, dispatcher }),
+      const tls = !via && url.protocol === 'https:' ? this.options.chromiumTls : null;
+      // ChromiumTls offers h2 first in ALPN, as Chromium does, and sends what an h2 navigation sends.
+      const response = await this.send(url, req, deadline, tls ? 'h2' : 'http/1.1', (options) =>
+        tls
+          ? tls.request(url, {
+              headers: options.headers,
+              signal: options.signal,
+              timeoutMs: options.headersTimeout,
+              skipTlsVerification: req.skipTlsVerification,
+            })
+          : (via
+              ? via.request(url, { ...options, session, skipTlsVerification: req.skipTlsVerification })
+              : request(url, { ...options, dispatcher })
+            ).then(undiciHop),
       );
       // Every hop's cookies, a redirect's included, stay for the rest of the scrape or job.
       req.cookies?.keep(url, response.headers['set-cookie']);
       const location = response.headers['location'];
       if (REDIRECT_STATUSES.has(response.statusCode) && typeof location === 'string') {
-        response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+        response.discard();
         if (redirects.length >= this.options.maxRedirects) {
           throw new TooManyRedirectsError(
             `Stopped after ${this.options.maxRedirects} redirects (last: ${url.href})`,
@@ -86,7 +100,7 @@ export class HttpEngine implements Engine {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.verified.close(), this.unverified.close()]);
+    await Promise.all([this.verified.close(), this.unverified.close(), this.options.chromiumTls?.close()]);
   }
 
   private nextLocation(location: string, from: URL): URL {
@@ -103,8 +117,9 @@ export class HttpEngine implements Engine {
     url: URL,
     req: FetchRequest,
     deadline: Deadline,
-    through: (options: SendOptions) => Promise<Dispatcher.ResponseData>,
-  ): Promise<Dispatcher.ResponseData> {
+    protocol: 'http/1.1' | 'h2',
+    through: (options: SendOptions) => Promise<TlsHop>,
+  ): Promise<TlsHop> {
     const { desktop, mobile } = await this.options.identity.personas();
     const own = { ...req.headers };
     const jarCookies = req.cookies?.cookieHeader(url);
@@ -112,7 +127,7 @@ export class HttpEngine implements Engine {
       const name = Object.keys(own).find((n) => n.toLowerCase() === 'cookie') ?? 'Cookie';
       own[name] = own[name] ? `${own[name]}; ${jarCookies}` : jarCookies;
     }
-    const headers = navigationHeaders(req.mobile ? mobile : desktop, url, own);
+    const headers = navigationHeaders(req.mobile ? mobile : desktop, url, own, protocol);
     // Signed per hop: a redirect to another authority gets a signature of its own.
     if (this.options.webBotAuth) Object.assign(headers, this.options.webBotAuth.headersFor(url));
     try {
@@ -137,6 +152,17 @@ interface SendOptions {
   signal: AbortSignal;
   headersTimeout: number;
   bodyTimeout: number;
+}
+
+/** An undici answer in the shape every hop has. */
+function undiciHop(response: Dispatcher.ResponseData): TlsHop {
+  return {
+    statusCode: response.statusCode,
+    headers: response.headers as Record<string, string | string[]>,
+    body: response.body,
+    // Read off (up to 64 KiB) rather than cut, so that the keep-alive connection serves the next hop.
+    discard: () => void response.body.dump({ limit: 64 * 1024 }).catch(() => undefined),
+  };
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -6,7 +6,8 @@ import type { Persona } from './user-agent.js';
  * The headers of a top-level navigation as the shipped Chromium sends them over HTTP/1.1, in its order and its
  * spelling (recorded from it on loopback; test/engines/identity.test.ts compares the two). undici writes an
  * object's headers in insertion order after its own `host` and `connection`, which Chromium also sends first.
- * Chromium sends no `priority` header over HTTP/1.1.
+ * Chromium sends no `priority` header over HTTP/1.1; over HTTP/2 its `priority` (RFC 9218) comes last, after the
+ * cookie.
  */
 
 /** Chromium's Accept for a document. */
@@ -37,6 +38,7 @@ export function navigationHeaders(
   persona: Persona,
   url: URL,
   own: Record<string, string>,
+  protocol: 'http/1.1' | 'h2' = 'http/1.1',
 ): Record<string, string> {
   const secure = trustworthy(url);
   const ownByName = new Map(Object.entries(own).map(([name, value]) => [name.toLowerCase(), value]));
@@ -73,6 +75,7 @@ export function navigationHeaders(
     ...extras.filter(([name]) => name.toLowerCase() !== 'cookie'),
     ...chromium.slice(extrasAt),
     ...cookie,
+    ...(protocol === 'h2' ? [['priority', 'u=0, i'] as [string, string]] : []),
   ];
   const headers: Record<string, string> = {};
   for (const [name, value] of ordered) headers[name] = ownByName.get(name.toLowerCase()) ?? value;

@@ -66,6 +66,26 @@ type LookupAllCallback = (
 ) => void;
 
 /**
+ * The addresses of `hostname` a connection may go to: all of them with private networks allowed, else the
+ * public ones, refused when there is none. A client that resolves names itself is pinned to exactly these.
+ */
+export async function guardedAddresses(
+  hostname: string,
+  options: GuardOptions,
+): Promise<{ address: string; family: number }[]> {
+  const isBlocked = options.isBlocked ?? isBlockedAddress;
+  const addresses = await options.resolver(hostname);
+  const allowed = options.allowPrivateNetworks ? addresses : addresses.filter((a) => !isBlocked(a.address));
+  if (allowed.length === 0) {
+    const shown = addresses.map((a) => a.address).join(', ') || 'no address';
+    throw new TargetBlockedError(
+      `Refused to connect to ${hostname}: it resolves to a private or reserved address (${shown})`,
+    );
+  }
+  return allowed;
+}
+
+/**
  * A `lookup` for net/tls connect that resolves once and refuses blocked addresses. The socket
  * connects to exactly the address checked here, so DNS rebinding has no window between check and use.
  */
@@ -76,19 +96,8 @@ export function guardedLookup(options: GuardOptions) {
     callback: LookupCallback | LookupAllCallback,
   ): void => {
     const all = typeof opts === 'object' && opts !== null && opts.all === true;
-    const isBlocked = options.isBlocked ?? isBlockedAddress;
-    options
-      .resolver(hostname)
-      .then((addresses) => {
-        const allowed = options.allowPrivateNetworks
-          ? addresses
-          : addresses.filter((a) => !isBlocked(a.address));
-        if (allowed.length === 0) {
-          const shown = addresses.map((a) => a.address).join(', ') || 'no address';
-          throw new TargetBlockedError(
-            `Refused to connect to ${hostname}: it resolves to a private or reserved address (${shown})`,
-          );
-        }
+    guardedAddresses(hostname, options)
+      .then((allowed) => {
         if (all) (callback as LookupAllCallback)(null, allowed);
         else (callback as LookupCallback)(null, allowed[0]!.address, allowed[0]!.family);
       })
