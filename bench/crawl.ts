@@ -45,19 +45,27 @@ async function drain(res: Response): Promise<{ bytes: number; pages: number }> {
   return { bytes, pages };
 }
 
+interface CrawlRun {
+  padBytes?: number;
+  flakyEvery?: number;
+  /** The site over https (h2 and HTTP/1.1), crawled with skipTlsVerification. */
+  tls?: boolean;
+  /** The service's settings beyond crawlBenchEnv's. */
+  env?: Record<string, string>;
+}
+
 async function crawlOnce(
   pages: number,
   port: number,
-  padBytes = 0,
-  flakyEvery = 0,
+  { padBytes = 0, flakyEvery = 0, tls = false, env = {} }: CrawlRun = {},
 ): Promise<{ ms: number; crawled: number; rssMb: number; answerMb: number }> {
   // The built service, as it runs in production (no TypeScript loader in the process).
   const service = fork(join(ROOT, 'dist/main.js'), [], {
     execArgv: SERVICE_NODE_FLAGS,
-    env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port) },
+    env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), ...env, PORT: String(port) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
-  const site = await startCrawlSite({ pages, padBytes, flakyEvery });
+  const site = await startCrawlSite({ pages, padBytes, flakyEvery, tls });
   try {
     for (let i = 0; i < 100; i++) {
       try {
@@ -72,7 +80,8 @@ async function crawlOnce(
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
-        url: `http://127.0.0.1:${site.port}/gen/0`,
+        url: `${tls ? 'https://localhost' : 'http://127.0.0.1'}:${site.port}/gen/0`,
+        skipTlsVerification: tls,
         limit: pages,
         maxDepth: 30,
         allowBackwardLinks: true,
@@ -100,7 +109,7 @@ export async function crawlBench(sizes: { pages: number; padBytes?: number }[]):
   ];
   let port = 3930;
   for (const { pages, padBytes = 0 } of sizes) {
-    const run = await crawlOnce(pages, port++, padBytes);
+    const run = await crawlOnce(pages, port++, { padBytes });
     const site = await startCrawlSite({ pages, padBytes });
     const urls = Array.from({ length: pages }, (_, i) => `http://127.0.0.1:${site.port}/gen/${i}`);
     const bareMs = await bareFetchLoop(urls);
@@ -123,8 +132,8 @@ export async function retryCrawlBench(pages: number, flakyEvery: number, rounds 
   const clean: { crawled: number; ms: number }[] = [];
   const flaky: { crawled: number; ms: number }[] = [];
   for (let round = 0; round < rounds; round++) {
-    clean.push(await crawlOnce(pages, 3950 + 2 * round, 0, 0));
-    flaky.push(await crawlOnce(pages, 3951 + 2 * round, 0, flakyEvery));
+    clean.push(await crawlOnce(pages, 3950 + 2 * round));
+    flaky.push(await crawlOnce(pages, 3951 + 2 * round, { flakyEvery }));
   }
   const row = (name: string, runs: { crawled: number; ms: number }[], ratio: string): string =>
     `| ${name} | ${runs.map((r) => r.crawled).join(' / ')} | ${runs.map((r) => (r.ms / 1000).toFixed(2)).join(' / ')} | ${median(runs.map(rate)).toFixed(0)} | ${ratio} |`;
@@ -137,9 +146,53 @@ export async function retryCrawlBench(pages: number, flakyEvery: number, rounds 
   ];
 }
 
+/**
+ * The same crawl over plain http and over https (h2), with the http engine's https client as Node's TLS
+ * (HTTPS_CLIENT=node, the engine before Chromium's TLS) and as Chromium's (HTTPS_CLIENT=chromium), the four
+ * alternated `rounds` times in one run; the ratio is of the medians, against HTTPS_CLIENT=node on the same site.
+ */
+export async function httpsClientCrawlBench(pages: number, rounds = 3): Promise<string[]> {
+  const rate = (r: { crawled: number; ms: number }): number => (r.crawled / r.ms) * 1000;
+  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const configs = [
+    { name: 'http', tls: false, client: 'node' },
+    { name: 'http', tls: false, client: 'chromium' },
+    { name: 'https', tls: true, client: 'node' },
+    { name: 'https', tls: true, client: 'chromium' },
+  ] as const;
+  const runs = configs.map(() => [] as { crawled: number; ms: number }[]);
+  let port = 3970;
+  for (let round = 0; round < rounds; round++) {
+    for (const [i, config] of configs.entries()) {
+      runs[i]!.push(
+        await crawlOnce(pages, port++, { tls: config.tls, env: { HTTPS_CLIENT: config.client } }),
+      );
+    }
+  }
+  const lines = [
+    `| site | HTTPS_CLIENT | pages crawled (${rounds} runs, alternated) | seconds | median pages/s | of HTTPS_CLIENT=node |`,
+    '|---|---|---|---|---|---|',
+  ];
+  for (const [i, config] of configs.entries()) {
+    const own = median(runs[i]!.map(rate));
+    const node = median(runs[i - (i % 2)]!.map(rate));
+    lines.push(
+      `| ${config.name} | ${config.client} | ${runs[i]!.map((r) => r.crawled).join(' / ')} | ${runs[i]!.map((r) => (r.ms / 1000).toFixed(2)).join(' / ')} | ${own.toFixed(0)} | ${((own / node) * 100).toFixed(0)} % |`,
+    );
+  }
+  return lines;
+}
+
 // `tsx bench/crawl.ts 10000 30000`: one row, PAGES pages of PAD bytes (after `npm run build`).
 // `tsx bench/crawl.ts retries 10000`: the clean crawl beside one where 5 % of first requests fail.
+// `tsx bench/crawl.ts https 5000`: http and https crawls with HTTPS_CLIENT=node and =chromium, alternated.
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  if (process.argv[2] === 'https') {
+    console.log(
+      (await httpsClientCrawlBench(Number(process.argv[3] ?? 2000), Number(process.argv[4] ?? 3))).join('\n'),
+    );
+    process.exit(0);
+  }
   if (process.argv[2] === 'retries') {
     console.log(
       (await retryCrawlBench(Number(process.argv[3] ?? 10000), 20, Number(process.argv[4] ?? 3))).join('\n'),

@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Browser, CDPSession, Page } from 'playwright-core';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { loadConfig } from '../src/config/config.js';
+import { ChromiumTls } from '../src/engines/chromium-tls.js';
 import { HttpEngine } from '../src/engines/http.js';
 import { Identity } from '../src/engines/identity.js';
 import { Deadline } from '../src/lib/deadline.js';
@@ -34,20 +35,28 @@ async function candidate<T>(folder: string, pkg: string): Promise<T | null> {
   return (await import(pathToFileURL(join(dir, entry)).href)) as T;
 }
 
-/** The service's http engine, built as src/app/compose.ts builds it (default settings, private nets allowed). */
-export function httpEngineClient(): BenchClient {
+/**
+ * The service's http engine, built as src/app/compose.ts builds it (default settings, private nets allowed), with
+ * HTTPS_CLIENT=chromium (BoringSSL through wreq-js) or node (undici).
+ */
+export function httpEngineClient(httpsClient: 'chromium' | 'node'): BenchClient {
   const config = loadConfig({ ALLOW_PRIVATE_NETWORKS: 'true', LOG_LEVEL: 'silent' });
+  const guard = { allowPrivateNetworks: true, resolver: systemResolver };
+  const quiet = (): void => undefined;
   const engine = new HttpEngine({
-    allowPrivateNetworks: true,
-    resolver: systemResolver,
+    ...guard,
     maxResponseBytes: config.maxResponseBytes,
     maxDecompressedBytes: config.maxDecompressedBytes,
     maxRedirects: config.maxRedirects,
     identity: new Identity(config.userAgent, config.chromiumPath),
     proxies: null,
+    chromiumTls:
+      httpsClient === 'chromium'
+        ? ChromiumTls.load(guard, { debug: quiet, info: quiet, warn: quiet, error: quiet })
+        : null,
   });
   return {
-    name: 'http engine (undici request)',
+    name: `http engine (HTTPS_CLIENT=${httpsClient})`,
     async get(url) {
       const page = await engine.fetchPage(
         { url: new URL(url), headers: {}, skipTlsVerification: true },

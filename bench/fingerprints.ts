@@ -22,7 +22,6 @@ import {
   wreqClient,
 } from './fingerprint-clients.js';
 import type { BenchClient } from './fingerprint-clients.js';
-import { chromiumEmulation } from './fingerprint-emulation.js';
 import { startFingerprintSite } from '../test/fixtures/fingerprint/fingerprint-site.js';
 import type { Fingerprint, SeenRequest } from '../test/fixtures/fingerprint/fingerprint-site.js';
 import { selfSignedCertificate } from '../test/fixtures/tls.js';
@@ -110,11 +109,11 @@ async function main(): Promise<void> {
 
 async function candidateClients(reference: Fingerprint): Promise<BenchClient[]> {
   const found = await Promise.all([
-    Promise.resolve(httpEngineClient()),
+    Promise.resolve(httpEngineClient('node')),
+    Promise.resolve(httpEngineClient('chromium')),
     Promise.resolve(undiciFetchClient()),
     impitClient(),
     wreqClient('wreq-js 3.1 chrome_149 preset', 'chrome_149'),
-    wreqClient('wreq-js 3.1 tuned to the reference', 'chrome_149', chromiumEmulation(reference)),
     cycleTlsClient(reference),
   ]);
   return found.filter((c): c is BenchClient => c !== null);

@@ -12,7 +12,7 @@ import { buildContent } from '../src/content/build.js';
 import { longArticle, page, startSite, typicalArticle } from '../test/fixtures/site.js';
 import { startServer } from './children.js';
 import { browserBench } from './browser.js';
-import { crawlBench, retryCrawlBench } from './crawl.js';
+import { crawlBench, httpsClientCrawlBench, retryCrawlBench } from './crawl.js';
 import { jobCrawlBench } from './crawl-job.js';
 import { fleetBench } from './fleet.js';
 import { mixedLoadBench } from './mixed.js';
@@ -184,6 +184,10 @@ async function main(): Promise<void> {
       '### Crawl with transient failures: the same crawl clean, then with 5 % of first requests reset (retried through the frontier), alternated',
       '',
       ...(await retryCrawlBench(quick ? 1000 : 10000, 20, quick ? 1 : 3)),
+      '',
+      "### Crawl over http and https by the http engine's https client (HTTPS_CLIENT), same site and concurrency, alternated",
+      '',
+      ...(await httpsClientCrawlBench(quick ? 1000 : 5000, quick ? 1 : 3)),
       '',
       '### Crawl as a job (POST /v2/crawl, embedded SQLite store), same site and concurrency; RSS sampled',
       '',
