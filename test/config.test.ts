@@ -102,6 +102,7 @@ describe('loadConfig', () => {
       maxRetries: 2,
       maxRetryAfterMs: 60_000,
       userAgent: 'chromium',
+      httpsClient: 'chromium',
       contentWorkerHeapMb: 512,
       contentTaskGraceMs: 5000,
       crawlMinDelayMs: 250,
