@@ -94,7 +94,7 @@ export const ERRORS = {
   SESSION_HELD_ELSEWHERE: {
     status: 409,
     retryable: false,
-    doc: 'The browser session is held by another process of the fleet; the message names it (`host:pid`). Send the request to that process.',
+    doc: 'The browser session is held by another process of the fleet, which this one cannot forward to (no `FLEET_SECRET`, or the holder advertised no address); the message names it (`host:pid`). With `FLEET_SECRET` and `ADVERTISE_URL` every process forwards the call there.',
   },
   SESSION_ENDED: {
     status: 410,
@@ -432,9 +432,19 @@ export class ThreadBusyError extends AppError {
   readonly code = 'THREAD_BUSY';
 }
 
-/** A browser session that another process of the fleet holds: the message names that process. */
+/**
+ * A browser session that another process of the fleet holds: the message names that process; `holderUrl` is
+ * where the fleet reaches it (null when it advertised none), so that a call can be forwarded there.
+ */
 export class SessionHeldElsewhereError extends AppError {
   readonly code = 'SESSION_HELD_ELSEWHERE';
+  constructor(
+    message: string,
+    readonly sessionId: string | null = null,
+    readonly holderUrl: string | null = null,
+  ) {
+    super(message);
+  }
 }
 
 /** A browser session that has ended: the message says when and why. */

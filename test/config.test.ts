@@ -178,7 +178,21 @@ describe('loadConfig', () => {
       shares: 2,
       stalledMs: 30_000,
       leaseMs: 60_000,
+      fleet: null,
     });
+    // FLEET_SECRET turns forwarding on; the advertised address defaults to this process's own.
+    const fleet = (env: Record<string, string>) =>
+      loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', FLEET_SECRET: 's', ...env }).redis?.fleet;
+    assert.deepEqual(fleet({ HOST: '10.0.0.5', PORT: '4000' }), {
+      advertiseUrl: 'http://10.0.0.5:4000',
+      secret: 's',
+    });
+    assert.equal(fleet({ HOST: '0.0.0.0' })?.advertiseUrl, `http://${os.hostname()}:3002`);
+    assert.equal(fleet({ HOST: '::1' })?.advertiseUrl, 'http://[::1]:3002');
+    assert.equal(
+      fleet({ ADVERTISE_URL: 'https://api-2.internal:8443/' })?.advertiseUrl,
+      'https://api-2.internal:8443',
+    );
     assert.deepEqual(config.llm, { baseUrl: 'http://llm.local/v1', apiKey: undefined, model: 'gpt-4o-mini' });
     assert.deepEqual(
       config.tenants.names().sort(),

@@ -285,6 +285,7 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     identity,
     metrics,
     meter: usage,
+    advertiseUrl: config.redis?.fleet?.advertiseUrl ?? null,
     log,
   });
   const executor = new SessionExecutor(sessions, {

@@ -7,6 +7,7 @@ import websocket from '@fastify/websocket';
 import { registerAllowedHosts } from '../http/allowed-hosts.js';
 import { registerApiKeys } from '../http/auth.js';
 import { errorHandler, notFoundHandler } from '../http/error-handler.js';
+import { SessionForwarding, registerFleetHops } from '../http/fleet-forward.js';
 import { registerRequestLog } from '../http/request-log.js';
 import crawlStreamRoute from '../http/routes/crawl-stream.js';
 import crawlRoute from '../http/routes/crawl.js';
@@ -81,6 +82,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return payload;
   });
   app.setErrorHandler(errorHandler);
+  const fleet = deps.config.redis?.fleet ?? null;
+  const forwarding = fleet
+    ? new SessionForwarding(fleet, (id, url, why) => services.sessions.holderLost(id, url, why), app.log)
+    : null;
+  registerFleetHops(app as unknown as FastifyInstance, fleet, forwarding);
   registerRequestLog(app);
   // Every answer counted by its route's template (never the path as sent: bounded labels); 404s as one.
   app.addHook('onResponse', async (req, reply) => {

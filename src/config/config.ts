@@ -19,6 +19,8 @@ const COMPOSED = [
   'metricsPort',
   'redisStalledMs',
   'frontierLeaseMs',
+  'advertiseUrl',
+  'fleetSecret',
   'openaiBaseUrl',
   'openaiApiKey',
   'modelName',
@@ -76,6 +78,8 @@ export type Config = Omit<Settings, Composed> & {
     shares: Settings['jobShares'];
     stalledMs: Settings['redisStalledMs'];
     leaseMs: Settings['frontierLeaseMs'];
+    /** How the API processes reach each other (ADVERTISE_URL, FLEET_SECRET); null without FLEET_SECRET. */
+    fleet: { advertiseUrl: string; secret: string } | null;
   } | null;
   /** The server's own LLM (OPENAI_BASE_URL, OPENAI_API_KEY, MODEL_NAME); null: none. */
   llm: { baseUrl: string; apiKey: string | undefined; model: Settings['modelName'] } | null;
@@ -101,6 +105,18 @@ function hostsOf(s: Settings): string[] | null {
   if (s.allowedHosts !== null) return s.allowedHosts;
   if (!LOOPBACK_BIND.test(s.host) || s.trustProxy) return null;
   return [...new Set(['localhost', '127.0.0.1', '::1', s.host.toLowerCase().replace(/^\[|\]$/g, '')])];
+}
+
+/** ADVERTISE_URL, or this process's own address: its host name when it listens on every interface. */
+function advertiseUrlOf(s: Settings): string {
+  if (s.advertiseUrl !== null) return s.advertiseUrl.replace(/\/+$/, '');
+  const wildcard = s.host === '0.0.0.0' || s.host === '::' || s.host === '[::]';
+  const host = wildcard
+    ? os.hostname()
+    : s.host.includes(':') && !s.host.startsWith('[')
+      ? `[${s.host}]`
+      : s.host;
+  return `http://${host}:${s.port}`;
 }
 
 function searchConfig(s: Settings): SearchConfig {
@@ -179,6 +195,7 @@ function configOf(s: Settings): Config {
             shares: s.jobShares,
             stalledMs: s.redisStalledMs,
             leaseMs: s.frontierLeaseMs,
+            fleet: s.fleetSecret === null ? null : { advertiseUrl: advertiseUrlOf(s), secret: s.fleetSecret },
           },
     llm:
       s.openaiBaseUrl === null

@@ -300,6 +300,21 @@ export const SETTINGS = {
       { env: 'REDIS_STALLED_MS', requires: 'REDIS_URL', default: 30_000, min: 500, max: 600_000, unit: 'ms' },
       "After how long a dead worker's share of a job is taken over by another.",
     ),
+    advertiseUrl: url(
+      {
+        env: 'ADVERTISE_URL',
+        requires: 'REDIS_URL',
+        whenUnset: "`http://HOST:PORT`, the machine's host name for a wildcard `HOST`",
+        schemes: ['http', 'https'],
+      },
+      'Where the other API processes of the fleet reach this one: a browser session is held by one process, and ' +
+        'the others forward its calls and sockets (CDP, live view) there. Needs `FLEET_SECRET`.',
+    ),
+    fleetSecret: secret(
+      { env: 'FLEET_SECRET', requires: 'REDIS_URL' },
+      "Shared by the fleet's processes: signs the calls one forwards to another (a browser session's). Unset, " +
+        'a call for a session another process holds is answered `409 SESSION_HELD_ELSEWHERE`.',
+    ),
     frontierLeaseMs: int(
       {
         env: 'FRONTIER_LEASE_MS',

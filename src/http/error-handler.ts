@@ -53,8 +53,16 @@ export function errorHandlerFor(
   answerStatus: (status: number) => number = (status) => status,
   bodyOf: ErrorBody = plainBody,
 ) {
-  return (err: FastifyError, req: FastifyRequest, reply: FastifyReply): void => {
-    const e = err instanceof AppError ? err : (fromFastify(err) ?? toAppError(err));
+  return async (err: FastifyError, req: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    let e = err instanceof AppError ? err : (fromFastify(err) ?? toAppError(err));
+    // A browser session another process holds: the call goes there, and its answer is the answer.
+    const forwarding = req.server.sessionForwarding;
+    const target = forwarding?.target(req, e);
+    if (forwarding && target) {
+      const failed = await forwarding.http(req, reply, target);
+      if (!failed) return;
+      e = failed;
+    }
     if (e.code === 'INTERNAL') req.log.error({ err }, e.code);
     else req.log.info({ code: e.code, status: e.status }, e.message);
     const retryAfter = e.retryAfterSeconds ?? (e.status === 503 ? 5 : null);

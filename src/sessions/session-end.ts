@@ -1,8 +1,18 @@
-import type { BrowserContext } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { BrowserHost } from './host/browser-host.js';
 
 /** How long an ending session's browser work (saving its profile, closing its contexts) may take. */
 const CLOSE_GRACE_MS = 5000;
+
+/** A session's current page: the last one open in its context, or a new one when all were closed. */
+export async function currentPage(context: BrowserContext): Promise<Page> {
+  return (
+    context
+      .pages()
+      .filter((p) => !p.isClosed())
+      .at(-1) ?? (await context.newPage())
+  );
+}
 
 /** `work`'s value, or a rejection once CLOSE_GRACE_MS has passed without it (a hung or dead browser). */
 export async function bounded<T>(work: Promise<T>): Promise<T> {

@@ -1,4 +1,11 @@
-import type { SessionEndCause, SessionRecord } from '../jobs/stores/browser-state/session-store.js';
+import { NotFoundError, SessionEndedError } from '../errors.js';
+import type { AppError } from '../errors.js';
+import type {
+  SessionEndCause,
+  SessionRecord,
+  SessionStore,
+} from '../jobs/stores/browser-state/session-store.js';
+import type { Logger } from '../lib/logger.js';
 
 /** How long an ended session's record stays listed (`?status=destroyed`). */
 const RETAIN_MS = 24 * 3_600_000;
@@ -8,7 +15,14 @@ const ORPHAN_GRACE_MS = 60_000;
 /** A new session's record, active from `now`. */
 export function activeRecord(
   id: string,
-  spec: { ttl: number; activityTtl: number; holder: string; owner: string; profile: string | null },
+  spec: {
+    ttl: number;
+    activityTtl: number;
+    holder: string;
+    holderUrl: string | null;
+    owner: string;
+    profile: string | null;
+  },
   now: number,
 ): SessionRecord {
   return {
@@ -20,6 +34,7 @@ export function activeRecord(
     ttl: spec.ttl,
     activityTtl: spec.activityTtl,
     holder: spec.holder,
+    holderUrl: spec.holderUrl,
     owner: spec.owner,
     profile: spec.profile,
     endedAt: null,
@@ -67,4 +82,32 @@ export function shownRecord(
     endedAt: Math.min(now, record.expiresAt),
     endCause: ours ? 'error' : 'ttl',
   };
+}
+
+/** The answer to a call on an ended session: when it ended and why. */
+export function endedError(record: SessionRecord): SessionEndedError {
+  const when = record.endedAt ? ` at ${new Date(record.endedAt).toISOString()}` : '';
+  const why = [record.endCause ?? 'ending', record.endDetail].filter(Boolean).join(': ');
+  return new SessionEndedError(`Browser session ${record.id} ended${when} (${why})`);
+}
+
+/**
+ * Ends the record of a session whose holder is gone: it no longer answers at `holderUrl`, or that address is
+ * another life's. Only a record still active at that address is ended; the answer is the ended session's
+ * error either way.
+ */
+export async function endLost(
+  store: SessionStore,
+  id: string,
+  holderUrl: string,
+  why: string,
+  log: Logger,
+): Promise<AppError> {
+  const record = await store.get(id);
+  if (!record) return new NotFoundError(`Browser session ${id} not found`);
+  if (record.status !== 'active' || record.holderUrl !== holderUrl) return endedError(record);
+  const ended = endedRecord(record, 'crashed', why, Date.now());
+  await store.put(ended);
+  log.warn({ session: id, holder: record.holder }, `browser session ended: ${why}`);
+  return endedError(ended);
 }

@@ -4,10 +4,10 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { MOBILE } from '../engines/browser.js';
 import type { Identity } from '../engines/identity.js';
 import {
+  type AppError,
   NotFoundError,
   ServiceBusyError,
   ServiceUnavailableError,
-  SessionEndedError,
   SessionHeldElsewhereError,
   SessionLimitError,
 } from '../errors.js';
@@ -31,10 +31,10 @@ import { SessionHosts } from './host/session-hosts.js';
 import type { SessionIsolation } from './host/session-hosts.js';
 import { startLiveView } from './live-view.js';
 import type { LiveViewerSocket } from './live-view.js';
-import { bounded, closeSession } from './session-end.js';
+import { bounded, closeSession, currentPage } from './session-end.js';
 import { noProfile } from '../jobs/profile-session.js';
 import { DEFAULT_OWNER, SessionOwners } from './session-owners.js';
-import { activeRecord, endedRecord, shownRecord } from './session-record.js';
+import { activeRecord, endLost, endedError, endedRecord, shownRecord } from './session-record.js';
 import { canSee } from '../tenants/tenant.js';
 import type { Caller, LimitsOf } from '../tenants/tenant.js';
 
@@ -83,6 +83,8 @@ export interface SessionDeps {
   metrics: Metrics;
   /** Where a session's lifetime counts as browser time, to its owner, when it ends (src/tenants/usage.ts). */
   meter?: Meter;
+  /** Where the fleet reaches this process (ADVERTISE_URL with FLEET_SECRET), recorded with its sessions. */
+  advertiseUrl?: string | null;
   log: Logger;
 }
 
@@ -106,18 +108,7 @@ interface LiveSession {
   ending: Promise<SessionRecord> | null;
 }
 
-const iso = (ms: number): string => new Date(ms).toISOString();
 const mib = (bytes: number): number => Math.round(bytes / 1048576);
-
-/** The session's current page: the last one open in its context, or a new one when all were closed. */
-async function currentPage(session: LiveSession): Promise<Page> {
-  return (
-    session.context
-      .pages()
-      .filter((p) => !p.isClosed())
-      .at(-1) ?? (await session.context.newPage())
-  );
-}
 
 /**
  * Browser sessions: each a context of a Chromium whose only way out is the guarded proxy (its own Chromium in
@@ -251,7 +242,7 @@ export class BrowserSessions {
   async withPage<T>(id: string, caller: Caller, use: (page: Page) => Promise<T>): Promise<T> {
     const session = await this.local(id, caller);
     this.touch(session);
-    const page = await currentPage(session);
+    const page = await currentPage(session.context);
     try {
       return await use(page);
     } finally {
@@ -269,7 +260,7 @@ export class BrowserSessions {
     const session = await this.local(id, caller);
     this.reserveLink(session);
     const source = {
-      page: async () => currentPage(await this.local(id, caller)),
+      page: async () => currentPage((await this.local(id, caller)).context),
       activity: () => this.touch(session),
     };
     const link = startLiveView(viewer, source, { interactive });
@@ -335,7 +326,13 @@ export class BrowserSessions {
     const { limits } = this.deps;
     const record = activeRecord(
       randomUUID(),
-      { ...options, holder: this.holder, owner, profile: options.profile?.name ?? null },
+      {
+        ...options,
+        holder: this.holder,
+        holderUrl: this.deps.advertiseUrl ?? null,
+        owner,
+        profile: options.profile?.name ?? null,
+      },
       now,
     );
     const scope: CdpScope = {
@@ -409,14 +406,21 @@ export class BrowserSessions {
       throw new NotFoundError(`Browser session ${id} not found`);
     if (session && !session.ending) return session;
     const record = session?.record ?? (await this.get(id, caller));
-    if (record.status === 'destroyed' || session?.ending) {
-      const when = record.endedAt ? ` at ${iso(record.endedAt)}` : '';
-      const why = [record.endCause ?? 'ending', record.endDetail].filter(Boolean).join(': ');
-      throw new SessionEndedError(`Browser session ${id} ended${when} (${why})`);
-    }
+    if (record.status === 'destroyed' || session?.ending) throw endedError(record);
+    // This process's own address under another life's holder: the process that held it is gone.
+    const advertised = this.deps.advertiseUrl;
+    if (advertised && record.holderUrl === advertised)
+      throw await this.holderLost(id, advertised, `its process ${record.holder} restarted`);
     throw new SessionHeldElsewhereError(
       `Browser session ${id} is held by process ${record.holder}; send the request to that process`,
+      id,
+      record.holderUrl ?? null,
     );
+  }
+
+  /** Ends the record of a session whose holder is gone (session-record.ts, endLost); every process answers 410. */
+  holderLost(id: string, holderUrl: string, why: string): Promise<AppError> {
+    return endLost(this.deps.store, id, holderUrl, why, this.deps.log);
   }
 
   private touch(session: LiveSession): void {

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { toAppError } from '../../errors.js';
+import { forwardOrClose, holdMessages } from '../../http/fleet-forward.js';
 import { FcBrowserLiveQuery, FcBrowserParams } from '../schemas/browser.js';
 
 /**
@@ -12,12 +12,14 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     '/v2/browser/:id/live',
     { websocket: true, schema: { params: FcBrowserParams, querystring: FcBrowserLiveQuery } },
     async (socket, req) => {
+      const held = holdMessages(socket);
       const { sessions } = app.firecrawl.services;
-      await sessions
-        .connectLive(req.params.id, socket, req.query.interactive === 'true', req.caller)
-        .catch((err: unknown) => {
-          socket.close(4000 + (toAppError(err).status % 1000), toAppError(err).message.slice(0, 120));
-        });
+      try {
+        await sessions.connectLive(req.params.id, socket, req.query.interactive === 'true', req.caller);
+        held.replay();
+      } catch (err) {
+        forwardOrClose(app, socket, req, err, held);
+      }
     },
   );
 };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { toAppError } from '../../errors.js';
+import { forwardOrClose, holdMessages } from '../../http/fleet-forward.js';
 import { clientGone } from '../../lib/client-gone.js';
 import { createSession, deleteSession, listSessions } from '../browser.js';
 import { executeInSession } from '../interact.js';
@@ -74,10 +74,13 @@ const route: FastifyPluginAsyncTypebox = async (app) => {
     '/v2/browser/:id/cdp',
     { websocket: true, schema: { params: FcBrowserParams } },
     async (socket, req) => {
-      const { sessions } = app.firecrawl.services;
-      await sessions.connectCdp(req.params.id, socket, req.caller).catch((err: unknown) => {
-        socket.close(4000 + (toAppError(err).status % 1000), toAppError(err).message.slice(0, 120));
-      });
+      const held = holdMessages(socket);
+      try {
+        await app.firecrawl.services.sessions.connectCdp(req.params.id, socket, req.caller);
+        held.replay();
+      } catch (err) {
+        forwardOrClose(app, socket, req, err, held);
+      }
     },
   );
 };

@@ -20,6 +20,8 @@ export interface SessionRecord {
   activityTtl: number;
   /** The process that holds the browser: `host:pid` and an id of that process's life. */
   holder: string;
+  /** Where the fleet reaches that process (ADVERTISE_URL); null or absent: nowhere (one process, no FLEET_SECRET). */
+  holderUrl?: string | null;
   /** The tenant that created it (records written before tenants were recorded have none: `default`). */
   owner?: string;
   /** The profile the session started from, by name (never its cookies); null without one. */
