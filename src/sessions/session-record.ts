@@ -11,6 +11,10 @@ import type { Logger } from '../lib/logger.js';
 const RETAIN_MS = 24 * 3_600_000;
 /** A holder that has not ended its session this long after its `ttl` is gone: the record says so. */
 const ORPHAN_GRACE_MS = 60_000;
+/** How often a holder in a fleet says its sessions are alive (`aliveAt`). */
+export const HEARTBEAT_MS = 5_000;
+/** A holder silent this long (three heartbeats missed) is gone, its sessions ended, as every process shows them. */
+const HOLDER_SILENT_MS = 3 * HEARTBEAT_MS + 1_000;
 
 /** A new session's record, active from `now`. */
 export function activeRecord(
@@ -35,6 +39,7 @@ export function activeRecord(
     activityTtl: spec.activityTtl,
     holder: spec.holder,
     holderUrl: spec.holderUrl,
+    ...(spec.holderUrl ? { aliveAt: now } : {}),
     owner: spec.owner,
     profile: spec.profile,
     endedAt: null,
@@ -64,7 +69,8 @@ export function endedRecord(
 /**
  * A record as it is shown: active records whose holder is gone show ended. `holder` is this process; `live`, the
  * record of the session if this process holds it. A record of this process's holder it does not hold was left
- * by an error; another holder's is gone once ORPHAN_GRACE_MS passed its `ttl`.
+ * by an error; another holder's is gone when it stopped its heartbeat (a fleet's), or once ORPHAN_GRACE_MS
+ * passed its `ttl`.
  */
 export function shownRecord(
   record: SessionRecord,
@@ -75,6 +81,16 @@ export function shownRecord(
   if (record.status !== 'active') return record;
   const ours = record.holder === holder;
   if (ours && live) return { ...live };
+  if (!ours && record.aliveAt !== undefined && now - record.aliveAt > HOLDER_SILENT_MS) {
+    const detail = `its process ${record.holder} stopped answering`;
+    return {
+      ...record,
+      status: 'destroyed',
+      endedAt: record.aliveAt,
+      endCause: 'crashed',
+      endDetail: detail,
+    };
+  }
   if (!ours && now < record.expiresAt + ORPHAN_GRACE_MS) return record;
   return {
     ...record,

@@ -34,7 +34,14 @@ import type { LiveViewerSocket } from './live-view.js';
 import { bounded, closeSession, currentPage } from './session-end.js';
 import { noProfile } from '../jobs/profile-session.js';
 import { DEFAULT_OWNER, SessionOwners } from './session-owners.js';
-import { activeRecord, endLost, endedError, endedRecord, shownRecord } from './session-record.js';
+import {
+  HEARTBEAT_MS,
+  activeRecord,
+  endLost,
+  endedError,
+  endedRecord,
+  shownRecord,
+} from './session-record.js';
 import { canSee } from '../tenants/tenant.js';
 import type { Caller, LimitsOf } from '../tenants/tenant.js';
 
@@ -290,6 +297,11 @@ export class BrowserSessions {
     const { memoryBytes } = this.deps.limits;
     for (const session of this.live.values()) {
       const { record } = session;
+      // In a fleet, the others know this process holds its sessions by this heartbeat (session-record.ts).
+      if (this.deps.advertiseUrl && now - (record.aliveAt ?? 0) >= HEARTBEAT_MS) {
+        record.aliveAt = now;
+        ending.push(this.deps.store.put({ ...record }).catch(() => undefined));
+      }
       if (now >= record.expiresAt) ending.push(this.end_(session, 'ttl'));
       else if (now - record.lastActivity >= record.activityTtl * 1000)
         ending.push(this.end_(session, 'idle'));
@@ -324,17 +336,8 @@ export class BrowserSessions {
   ): LiveSession {
     const now = Date.now();
     const { limits } = this.deps;
-    const record = activeRecord(
-      randomUUID(),
-      {
-        ...options,
-        holder: this.holder,
-        holderUrl: this.deps.advertiseUrl ?? null,
-        owner,
-        profile: options.profile?.name ?? null,
-      },
-      now,
-    );
+    const spec = { ...options, holder: this.holder, holderUrl: this.deps.advertiseUrl ?? null, owner };
+    const record = activeRecord(randomUUID(), { ...spec, profile: options.profile?.name ?? null }, now);
     const scope: CdpScope = {
       primary,
       extra: new Set(),

@@ -25,6 +25,12 @@ const KEY = 'fleet-session-key';
 const auth = { authorization: `Bearer ${KEY}` };
 const skip = !redisAvailable ? REDIS_MISSING : noChromium;
 
+interface SessionShown {
+  id: string;
+  holder: string;
+  endCause?: string | null;
+}
+
 describe('browser sessions behind a load balancer', { skip }, () => {
   let redis: RedisServer;
   let balancer: RoundRobin;
@@ -106,6 +112,20 @@ describe('browser sessions behind a load balancer', { skip }, () => {
       assert.equal((await call('POST', `/v2/browser/${id}/execute`, { code: 'get title' })).status, 410);
   });
 
+  test('interact() after scrape() and stopInteraction() through either process reach the same session', async () => {
+    const fc = new Firecrawl({ apiKey: KEY, apiUrl: balancer.url });
+    const doc = await fc.scrape(`${site}/`, { formats: ['markdown'], maxAge: 0 });
+    const scrapeId = doc.metadata?.scrapeId;
+    assert.ok(scrapeId);
+    await fc.interact(scrapeId, { code: `open ${site}/second`, language: 'bash' });
+    for (let i = 0; i < 3; i++) {
+      const again = await fc.interact(scrapeId, { code: 'get url', language: 'bash' });
+      assert.equal(again.stdout, `${site}/second\n`, again.stderr); // the page it was left on
+    }
+    const stopped = await fc.stopInteraction(scrapeId);
+    assert.equal(stopped.status, 'destroyed');
+  });
+
   test('a forged fleet signature is refused; another tenant is told the session does not exist', async () => {
     const made = await call('POST', '/v2/browser', { ttl: 60 });
     const id = made.json.id as string;
@@ -134,7 +154,7 @@ describe('browser sessions behind a load balancer', { skip }, () => {
     const made = await call('POST', '/v2/browser', { ttl: 120 });
     const id = made.json.id as string;
     const listed = await call('GET', '/v2/browser?status=active');
-    const mine = (listed.json.sessions as { id: string; holder: string }[]).find((s) => s.id === id)!;
+    const mine = (listed.json.sessions as SessionShown[]).find((s) => s.id === id)!;
     const holder = processes.find((child) => mine.holder.includes(`:${child.pid}:`))!;
     assert.ok(holder, `the holder ${mine.holder} is one of the two processes`);
     holder.kill('SIGKILL');
@@ -142,15 +162,20 @@ describe('browser sessions behind a load balancer', { skip }, () => {
       async () => holder.exitCode !== null || holder.signalCode !== null,
       (exited) => exited,
     );
-    const answers = [];
-    for (let i = 0; i < 2; i++)
-      answers.push(await call('POST', `/v2/browser/${id}/execute`, { code: 'get title' }));
-    for (const answer of answers) {
+    // The process left shows it ended once the holder's heartbeat stopped, without a call for it.
+    const ended = await until(
+      async () => (await call('GET', '/v2/browser?status=destroyed')).json.sessions as SessionShown[],
+      (sessions) => sessions.some((s) => s.id === id),
+    );
+    assert.equal(ended.find((s) => s.id === id)?.endCause, 'crashed');
+    for (let i = 0; i < 2; i++) {
+      const answer = await call('POST', `/v2/browser/${id}/execute`, { code: 'get title' });
       assert.equal(answer.status, 410, JSON.stringify(answer.json));
-      assert.match(String(answer.json.error), /no longer answers|crashed/);
+      assert.match(
+        String(answer.json.error),
+        /crashed: its process .* (stopped answering|no longer answers)/,
+      );
     }
-    const after = await call('GET', '/v2/browser?status=destroyed');
-    assert.ok((after.json.sessions as { id: string }[]).some((s) => s.id === id));
   });
 });
 

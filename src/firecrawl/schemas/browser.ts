@@ -100,7 +100,12 @@ export const FcBrowserSession = Type.Object({
     Type.String({ description: 'The tenant that started it (an operator key lists every tenant).' }),
   ),
   endedAt: Opt(Type.String()),
-  endCause: Opt(Type.String({ description: '`ttl`, `idle`, `deleted`, `error` or `shutdown`.' })),
+  endCause: Opt(
+    Type.String({
+      description:
+        '`ttl`, `idle`, `deleted`, `error`, `shutdown`, `crashed` (its browser or its process died) or `memory`.',
+    }),
+  ),
 });
 
 export const FcBrowserListReply = Type.Object({

@@ -22,6 +22,8 @@ export interface SessionRecord {
   holder: string;
   /** Where the fleet reaches that process (ADVERTISE_URL); null or absent: nowhere (one process, no FLEET_SECRET). */
   holderUrl?: string | null;
+  /** The holder's last heartbeat (a fleet's holders beat every few seconds); absent: it beats none. */
+  aliveAt?: number;
   /** The tenant that created it (records written before tenants were recorded have none: `default`). */
   owner?: string;
   /** The profile the session started from, by name (never its cookies); null without one. */
