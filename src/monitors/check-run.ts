@@ -22,6 +22,7 @@ import type { PageDocument } from '../schemas/page.js';
 import { judgeChange } from './judge.js';
 import type { CheckTarget, MonitorConfig } from './monitor-config.js';
 import { snapshotKey } from './monitor-config.js';
+import { updateMonitor } from '../jobs/stores/monitor-state/monitor-store.js';
 
 export interface CheckDeps {
   store: MonitorStore;
@@ -247,7 +248,8 @@ export async function runCheck(
     summary.totalPages++;
     summary[p.status]++;
   }
-  await store.addPages(checkId, pages);
+  // A check resumed after a crash that had written its pages (all or none: addPages is atomic) keeps them once.
+  if ((await store.pages(checkId, 0, 1)).total === 0) await store.addPages(checkId, pages);
   for (const k of kept)
     await store.putSnapshot(monitorId, k.key, { markdown: k.markdown, scrapeId: k.scrapeId, at: Date.now() });
   for (const key of dropped)
@@ -278,19 +280,18 @@ export async function runCheck(
     updatedAt: finishedAt,
   };
   await store.putCheck(check);
-  const now = await store.get(monitorId);
-  if (!now) {
-    // Deleted while the results were written: they go too.
-    await store.delete(monitorId);
-    return;
-  }
-  await store.put({
-    ...now,
+  // Only this check's fields: a PATCH landing meanwhile keeps its own.
+  const updated = await updateMonitor(store, monitorId, (now) => ({
     lastRunAt: startedAt,
     lastCheckSummary: summary,
     currentCheckId: now.currentCheckId === checkId ? null : now.currentCheckId,
     updatedAt: finishedAt,
-  });
+  }));
+  if (!updated) {
+    // Deleted while the results were written: they go too.
+    await store.delete(monitorId);
+    return;
+  }
   notify(config, monitor.id, check, pages, deps);
   // Past retentionDays, and past the newest MAX_CHECKS (a 1-second schedule would keep millions of checks).
   const oldestKept = (await store.checks(monitorId, MAX_CHECKS - 1, 1)).checks[0];

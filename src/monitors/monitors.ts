@@ -4,6 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { LimitReachedError, NotFoundError } from '../errors.js';
 import type { JobManager } from '../jobs/job-manager.js';
 import { FINAL_STATES } from '../jobs/stores/job-store.js';
+import { updateMonitor } from '../jobs/stores/monitor-state/monitor-store.js';
 import type {
   CheckPage,
   CheckRecord,
@@ -146,9 +147,17 @@ export class Monitors {
     change: (monitor: MonitorRecord) => MonitorRecord,
   ): Promise<MonitorRecord> {
     const monitor = await this.get(id, caller);
-    const next = { ...change(monitor), id, owner: monitor.owner, updatedAt: Date.now() };
-    checkInterval(next, this.minIntervalSeconds(ownerOf(monitor)), 'schedule');
-    await this.deps.store.put(next);
+    const asked = change(monitor);
+    // Only the fields the change sets are written, onto the record as stored then: a check finishing meanwhile
+    // keeps its own (its summary, its run), and this change keeps its.
+    const fields = Object.fromEntries(
+      Object.entries(asked).filter(
+        ([key, value]) => JSON.stringify(value) !== JSON.stringify(monitor[key as keyof MonitorRecord]),
+      ),
+    ) as Partial<MonitorRecord>;
+    checkInterval({ ...monitor, ...fields }, this.minIntervalSeconds(ownerOf(monitor)), 'schedule');
+    const next = await updateMonitor(this.deps.store, id, () => ({ ...fields, updatedAt: Date.now() }));
+    if (!next) throw new NotFoundError(`Monitor ${id} not found`);
     await this.deps.scheduler.sync(id, next);
     return (await this.deps.store.get(id)) ?? next;
   }
@@ -213,7 +222,7 @@ export class Monitors {
       );
       return check;
     }
-    await this.deps.store.put({ ...latest, currentCheckId: check.id });
+    await updateMonitor(this.deps.store, monitor.id, () => ({ currentCheckId: check.id }));
     const request: CheckJobRequest = { monitorId: monitor.id, checkId: check.id };
     // The check is the monitor's owner's work: its job is theirs to read, and runs for them.
     await this.deps.jobs.startTask('monitor_check', request, ownerOf(monitor), check.id);

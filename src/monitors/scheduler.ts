@@ -35,7 +35,7 @@ export function nextRunFor(monitor: MonitorRecord, now: number): number | null {
 /**
  * Sets the stored monitor's `nextRunAt` to its next tick after `now` (null while paused), from the stored
  * record. Written by compare-and-set where a tick is set, so that a tick another process advanced meanwhile is
- * read again rather than overwritten; a paused monitor being resumed (no tick set) is written whole.
+ * read again rather than overwritten; a paused monitor being resumed (no tick set) is compared whole.
  */
 export async function storeNextRunAt(store: MonitorStore, monitorId: string, now: number): Promise<void> {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -43,7 +43,10 @@ export async function storeNextRunAt(store: MonitorStore, monitorId: string, now
     if (!stored) return;
     const next = nextRunFor(stored, now);
     if (stored.nextRunAt === next) return;
-    if (stored.nextRunAt === null) return store.put({ ...stored, nextRunAt: next });
+    if (stored.nextRunAt === null) {
+      if (await store.replaceIf(stored, { ...stored, nextRunAt: next })) return;
+      continue;
+    }
     if (await store.advance(monitorId, stored.nextRunAt, next)) return;
   }
 }

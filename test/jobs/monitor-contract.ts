@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { updateMonitor } from '../../src/jobs/stores/monitor-state/monitor-store.js';
 import type {
   CheckPage,
   CheckRecord,
@@ -100,6 +101,37 @@ export function monitorStoreContract(name: string, make: () => Promise<MonitorSt
       assert.deepEqual(ids((await s.list(null, 2, 2)).monitors), ['m3', 'm4']);
       assert.deepEqual(await s.list(null, 4, 2), { monitors: [], total: 4 });
       assert.deepEqual((await s.list(null, 1, 0)).monitors, []);
+    });
+
+    test('replaceIf is a compare-and-set; updateMonitor keeps the fields of writers changing others at once', async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const s = h.store;
+      const m = monitor('cas', T + 1, { status: 'active', nextRunAt: T + 100 });
+      await s.put(m);
+      const stale = { ...m, name: 'old read' };
+      assert.equal(await s.replaceIf(stale, { ...m, name: 'lost' }), false);
+      assert.equal((await s.get('cas'))?.name, m.name);
+      // A tick advanced since the read makes the read stale too (Redis keeps the tick beside the record).
+      assert.equal(await s.advance('cas', T + 100, T + 200), true);
+      assert.equal(await s.replaceIf(m, { ...m, name: 'lost' }), false);
+      const now = (await s.get('cas'))!;
+      assert.equal(await s.replaceIf(now, { ...now, name: 'won', status: 'paused', nextRunAt: null }), true);
+      assert.deepEqual(await s.get('cas'), { ...now, name: 'won', status: 'paused', nextRunAt: null });
+      assert.deepEqual(ids(await s.due(T + 10_000)), []);
+      // A PATCH and a check finishing, interleaved: each one's fields survive.
+      await Promise.all([
+        updateMonitor(s, 'cas', () => ({ name: 'patched', retentionDays: 7 })),
+        updateMonitor(s, 'cas', () => ({ lastRunAt: T + 300, lastCheckSummary: SUMMARY })),
+        updateMonitor(s, 'cas', (cur) => ({ currentCheckId: cur.currentCheckId === null ? 'c1' : null })),
+      ]);
+      const merged = (await s.get('cas'))!;
+      assert.equal(merged.name, 'patched');
+      assert.equal(merged.retentionDays, 7);
+      assert.equal(merged.lastRunAt, T + 300);
+      assert.deepEqual(merged.lastCheckSummary, SUMMARY);
+      assert.equal(merged.currentCheckId, 'c1');
+      assert.equal(await updateMonitor(s, 'none', () => ({ name: 'x' })), null);
     });
 
     test("count: an owner's monitors now; a delete frees its slot; the owner is kept through put and get", async (t) => {

@@ -37,6 +37,13 @@ export class MemoryMonitorStore implements MonitorStore {
     return Promise.resolve();
   }
 
+  replaceIf(expected: MonitorRecord, next: MonitorRecord): Promise<boolean> {
+    const stored = this.monitors.get(expected.id);
+    if (!stored || JSON.stringify(stored) !== JSON.stringify(expected)) return Promise.resolve(false);
+    this.monitors.set(next.id, structuredClone(next));
+    return Promise.resolve(true);
+  }
+
   list(
     owner: string | null,
     offset: number,

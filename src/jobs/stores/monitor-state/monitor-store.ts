@@ -1,3 +1,4 @@
+import { StoreUnavailableError } from '../../../errors.js';
 /** How a check's pages compared with their retained predecessors. */
 export interface CheckSummary {
   totalPages: number;
@@ -79,7 +80,8 @@ export interface Snapshot {
 /**
  * Monitors, their checks and the pages' retained versions: in the SQLite file, Redis or memory (one contract
  * suite runs against each adapter). Contract:
- * - `put` replaces the monitor with that id (create and update); `get` answers the newest `put` or null;
+ * - `put` replaces the monitor with that id (create); `get` answers the newest `put` or null; `replaceIf` is a
+ *   compare-and-set of the whole record, under which `updateMonitor` changes only the fields a writer names;
  *   `list(owner)` answers that owner's monitors (every owner's with null) oldest first from `offset`, at most
  *   `limit`, with the total of that selection.
  * - `delete` removes the monitor with its checks, their pages and its snapshots; false when it did not exist
@@ -100,6 +102,8 @@ export interface Snapshot {
 export interface MonitorStore {
   get(id: string): Promise<MonitorRecord | null>;
   put(monitor: MonitorRecord): Promise<void>;
+  /** Replaces the monitor with `next` only if it is still exactly `expected` (compare-and-set); whether it did. */
+  replaceIf(expected: MonitorRecord, next: MonitorRecord): Promise<boolean>;
   list(
     owner: string | null,
     offset: number,
@@ -129,4 +133,28 @@ export interface MonitorStore {
   deleteSnapshot(monitorId: string, key: string): Promise<void>;
   snapshotKeys(monitorId: string, prefix: string): Promise<string[]>;
   purgeChecks(monitorId: string, before: number): Promise<number>;
+}
+
+/** Attempts of a field-level update against writers changing other fields of the same monitor at once. */
+const UPDATE_ATTEMPTS = 20;
+
+/**
+ * Changes the fields `change` answers for the monitor as it is stored now (null: nothing to change), by
+ * compare-and-set: a PATCH and a check finishing together each keep their own fields, and neither overwrites
+ * the other's with what it read before. Answers the record written (null when the monitor is gone).
+ */
+export async function updateMonitor(
+  store: MonitorStore,
+  id: string,
+  change: (monitor: MonitorRecord) => Partial<MonitorRecord> | null,
+): Promise<MonitorRecord | null> {
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    const current = await store.get(id);
+    if (!current) return null;
+    const fields = change(current);
+    if (fields === null) return current;
+    const next = { ...current, ...fields, id: current.id, owner: current.owner };
+    if (await store.replaceIf(current, next)) return next;
+  }
+  throw new StoreUnavailableError(`Monitor ${id} changed ${UPDATE_ATTEMPTS} times while being updated`);
 }

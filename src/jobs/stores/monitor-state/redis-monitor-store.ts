@@ -65,6 +65,22 @@ end
 return 1`;
 
 /**
+ * Replaces a monitor if its hash still holds the body and tick read (compare-and-set). KEYS: the monitor, due.
+ * ARGV: id, expected body, expected nextRunAt, new body, new status, new nextRunAt ('' for none).
+ */
+const REPLACE_IF = `
+if redis.call('HGET', KEYS[1], 'body') ~= ARGV[2] or redis.call('HGET', KEYS[1], 'nextRunAt') ~= ARGV[3] then
+  return 0
+end
+redis.call('HSET', KEYS[1], 'body', ARGV[4], 'status', ARGV[5], 'nextRunAt', ARGV[6])
+if ARGV[6] ~= '' and ARGV[5] == 'active' then
+  redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+else
+  redis.call('ZREM', KEYS[2], ARGV[1])
+end
+return 1`;
+
+/**
  * Appends pages after those held, atomically. KEYS: pages, then the status lists in PAGE_STATUSES order.
  * ARGV: pairs of (status index, page JSON).
  */
@@ -116,6 +132,7 @@ export class RedisMonitorStore implements MonitorStore {
 
   constructor(private readonly redis: Redis) {
     redis.defineCommand('pwMonitorAdvance', { numberOfKeys: 2, lua: ADVANCE });
+    redis.defineCommand('pwMonitorReplaceIf', { numberOfKeys: 2, lua: REPLACE_IF });
     redis.defineCommand('pwMonitorAddPages', { numberOfKeys: 1 + PAGE_STATUSES.length, lua: ADD_PAGES });
   }
 
@@ -251,6 +268,27 @@ export class RedisMonitorStore implements MonitorStore {
     });
   }
 
+  replaceIf(expected: MonitorRecord, next: MonitorRecord): Promise<boolean> {
+    return this.call(async () => {
+      // The raw hash as read, for the script to compare: `advance` changes its tick without its body.
+      const raw = await this.redis.hgetall(k.monitor(expected.id));
+      const current = toMonitor(raw);
+      if (!current || JSON.stringify(current) !== JSON.stringify(expected)) return false;
+      const done = await this.cmd(
+        'pwMonitorReplaceIf',
+        k.monitor(expected.id),
+        k.due,
+        expected.id,
+        raw.body!,
+        raw.nextRunAt ?? '',
+        JSON.stringify(next),
+        next.status,
+        next.nextRunAt === null ? '' : String(next.nextRunAt),
+      );
+      return done === 1;
+    });
+  }
+
   advance(id: string, from: number, to: number | null): Promise<boolean> {
     return this.call(
       async () =>
@@ -304,12 +342,16 @@ export class RedisMonitorStore implements MonitorStore {
   addPages(checkId: string, pages: CheckPage[]): Promise<void> {
     const keys = [k.pages(checkId), ...PAGE_STATUSES.map((s) => k.pagesOf(checkId, s))];
     return this.call(async () => {
+      // One MULTI: a check's pages are all there or none (a check resumed after a crash writes them again).
+      const multi = this.redis.multi();
+      const addPages = (multi as unknown as Record<string, (...a: string[]) => unknown>).pwMonitorAddPages!;
       for (let i = 0; i < pages.length; i += CHUNK) {
         const args = pages
           .slice(i, i + CHUNK)
           .flatMap((p) => [String(PAGE_STATUSES.indexOf(p.status)), JSON.stringify(p)]);
-        await this.cmd('pwMonitorAddPages', ...keys, ...args);
+        addPages.call(multi, ...keys, ...args);
       }
+      await run(multi);
     });
   }
 

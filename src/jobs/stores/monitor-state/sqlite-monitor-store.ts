@@ -175,25 +175,36 @@ export class SqliteMonitorStore implements MonitorStore {
   }
 
   put(m: MonitorRecord): Promise<void> {
+    return this.sql.write(() => this.write(m));
+  }
+
+  /** Compared and written in one write: this process is the file's only writer, and a write runs whole. */
+  replaceIf(expected: MonitorRecord, next: MonitorRecord): Promise<boolean> {
+    return this.sql.write(() => {
+      const row = this.q.get.get(expected.id) as Row | undefined;
+      if (!row || JSON.stringify(toMonitor(row)) !== JSON.stringify(expected)) return false;
+      this.write(next);
+      return true;
+    });
+  }
+
+  private write(m: MonitorRecord): void {
     const summary = m.lastCheckSummary === null ? null : JSON.stringify(m.lastCheckSummary);
-    return this.sql.write(
-      () =>
-        void this.q.put.run(
-          m.id,
-          m.name,
-          m.status,
-          JSON.stringify(m.config),
-          m.cron,
-          m.timezone,
-          m.nextRunAt,
-          m.lastRunAt,
-          m.currentCheckId,
-          summary,
-          m.retentionDays,
-          m.createdAt,
-          m.updatedAt,
-          m.owner,
-        ),
+    this.q.put.run(
+      m.id,
+      m.name,
+      m.status,
+      JSON.stringify(m.config),
+      m.cron,
+      m.timezone,
+      m.nextRunAt,
+      m.lastRunAt,
+      m.currentCheckId,
+      summary,
+      m.retentionDays,
+      m.createdAt,
+      m.updatedAt,
+      m.owner,
     );
   }
 

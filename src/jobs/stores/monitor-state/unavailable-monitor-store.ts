@@ -16,6 +16,7 @@ export class UnavailableMonitorStore implements MonitorStore {
 
   get: MonitorStore['get'] = () => this.refuse();
   put: MonitorStore['put'] = () => this.refuse();
+  replaceIf: MonitorStore['replaceIf'] = () => this.refuse();
   list: MonitorStore['list'] = () => this.refuse();
   count: MonitorStore['count'] = () => this.refuse();
   delete: MonitorStore['delete'] = () => this.refuse();
