@@ -24,6 +24,8 @@ interface HostState {
   nextStart: number;
   /** Until when the host asked to be left alone (Retry-After). */
   heldUntil: number;
+  /** When the last request actually started: a turn spent late (a busy event loop) pushes the next one. */
+  lastStart: number;
 }
 
 export class HostLimiter implements Politeness {
@@ -35,7 +37,7 @@ export class HostLimiter implements Politeness {
     let state = this.hosts.get(host);
     if (!state) {
       const gate = new Gate(`host ${host}`, this.maxPerHost, Number.POSITIVE_INFINITY);
-      state = { gate, nextStart: 0, heldUntil: 0 };
+      state = { gate, nextStart: 0, heldUntil: 0, lastStart: 0 };
       this.hosts.set(host, state);
     }
     return state;
@@ -54,12 +56,20 @@ export class HostLimiter implements Politeness {
     const start = Math.max(now, state.nextStart, state.heldUntil);
     state.nextStart = start + delayMs;
     await sleep(start - now, signal);
-    // A hold that came while this request waited its turn (a 429 to a request in flight) holds it too.
-    while (!signal.aborted && state.heldUntil > Date.now()) await sleep(state.heldUntil - Date.now(), signal);
+    // Spaced from the last actual start, and a hold that came while this request waited its turn (a 429 to a
+    // request in flight) holds it too.
+    for (
+      let wait = Math.max(state.lastStart + delayMs, state.heldUntil) - Date.now();
+      wait > 0 && !signal.aborted;
+      wait = Math.max(state.lastStart + delayMs, state.heldUntil) - Date.now()
+    ) {
+      await sleep(wait, signal);
+    }
     if (signal.aborted) {
       state.gate.leave();
       return false;
     }
+    state.lastStart = Date.now();
     return true;
   }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { Queue } from 'bullmq';
@@ -140,13 +141,18 @@ describe(
       for (const p of twice) assert.ok(fetchedBeforeKill.has(p), `${p} was in flight at the kill`);
     });
 
-    test('politeness holds per host for the whole fleet: two workers keep CRAWL_MIN_DELAY_MS between requests', async (t) => {
-      const delay = 150;
+    test('politeness holds per host for the whole fleet: two workers keep CRAWL_MIN_DELAY_MS between requests, under a CPU hog', async (t) => {
+      const delay = 100;
       const fleet = await startFleet(t, {
         workers: 2,
         site: { pages: 40 },
         env: { CRAWL_MIN_DELAY_MS: String(delay) },
       });
+      // Every core busy: timers wake late, and a turn reserved in time is spent late.
+      const hogs = Array.from({ length: availableParallelism() }, () =>
+        spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+      );
+      t.after(() => hogs.forEach((hog) => hog.kill('SIGKILL')));
       const start = `http://127.0.0.1:${fleet.site.port}/gen/0`;
       const { id } = json(
         await call(`${fleet.api}/v2/crawl`, 'POST', {
@@ -163,8 +169,8 @@ describe(
         .sort((a, b) => a - b);
       assert.equal(starts.length, 16);
       const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
-      // Spacing is scheduled on Redis's clock; only scheduling jitter can bring two starts closer.
-      assert.ok(Math.min(...gaps) >= delay * 0.7, `gaps between requests: ${gaps.join(', ')} ms`);
+      // Actual starts are spaced on Redis's clock; what is left is when the site's own busy loop notes them.
+      assert.ok(Math.min(...gaps) >= delay * 0.9, `gaps between requests: ${gaps.join(', ')} ms`);
     });
 
     test('Redis restarted: acknowledged jobs and documents survive; /health says 503 while it is away', async (t) => {

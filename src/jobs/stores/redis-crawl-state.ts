@@ -36,15 +36,25 @@ local held = now + tonumber(ARGV[1])
 if held > tonumber(redis.call('GET', KEYS[1]) or '0') then redis.call('SET', KEYS[1], held, 'PX', tonumber(ARGV[1]) + 1000) end
 return held`;
 
-/** Ms left of a host's hold on Redis's clock (0: none). KEYS: hold. */
-const HELD = `
+/**
+ * Starts a request to a host now, on Redis's clock, if the last request actually started `delay` ago and no hold
+ * is on; else answers how long to wait first. A turn reserved by ACQUIRE may be spent late (a busy machine wakes
+ * its timer late); the gap between actual starts is what a site sees, so it is checked here. KEYS: last start,
+ * hold. ARGV: delay.
+ */
+const START = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return math.max(0, tonumber(redis.call('GET', KEYS[1]) or '0') - now)`;
+local spaced = tonumber(redis.call('GET', KEYS[1]) or '0') + tonumber(ARGV[1]) - now
+local held = tonumber(redis.call('GET', KEYS[2]) or '0') - now
+local wait = math.max(spaced, held)
+if wait > 0 then return wait end
+redis.call('SET', KEYS[1], now, 'PX', 3600000)
+return 0`;
 
 function define(redis: Redis): void {
   redis.defineCommand('pwHostHold', { numberOfKeys: 1, lua: HOLD });
-  redis.defineCommand('pwHostHeld', { numberOfKeys: 1, lua: HELD });
+  redis.defineCommand('pwHostStart', { numberOfKeys: 2, lua: START });
   redis.defineCommand('pwBudgetTake', { numberOfKeys: 1, lua: TAKE });
   redis.defineCommand('pwHostAcquire', { numberOfKeys: 3, lua: ACQUIRE });
 }
@@ -150,11 +160,13 @@ export class RedisPoliteness implements Politeness {
       tokens.push(token);
       this.held.set(host, tokens);
       await sleep(wait, signal);
-      // A hold that came while this request waited its turn (another worker's 429) holds it too.
+      // The start itself, spaced from the last actual start; a hold that came while this request waited its
+      // turn (another worker's 429) holds it too.
+      const start = [`pw:host:${host}:started`, `pw:host:${host}:hold`];
       for (
-        let left = await this.heldFor(host);
+        let left = Number(await run(this.redis, 'pwHostStart', ...start, delayMs));
         left > 0 && !signal.aborted;
-        left = await this.heldFor(host)
+        left = Number(await run(this.redis, 'pwHostStart', ...start, delayMs))
       ) {
         await sleep(left, signal);
       }
@@ -168,10 +180,6 @@ export class RedisPoliteness implements Politeness {
   release(host: string): void {
     const token = this.held.get(host)?.shift();
     if (token) void this.redis.zrem(`pw:host:${host}:slots`, token).catch(() => undefined);
-  }
-
-  private async heldFor(host: string): Promise<number> {
-    return Number(await run(this.redis, 'pwHostHeld', `pw:host:${host}:hold`));
   }
 
   /** Every worker of the fleet waits: the host's next start is shared. */
