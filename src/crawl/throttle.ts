@@ -153,3 +153,17 @@ export function throttleWarning(held: HeldHost[], paused: string[]): string | nu
   }
   return parts.length > 0 ? parts.join('. ') : null;
 }
+
+/** The warning of a finished crawl whose `errors` name pages not fetched because their host was paused. */
+export function pausedWarning(errors: { code: string; url: string }[]): string | null {
+  const paused = new Set<string>();
+  for (const e of errors) {
+    if (e.code !== 'HOST_PAUSED') continue;
+    try {
+      paused.add(new URL(e.url).host);
+    } catch {
+      // a URL stored as sent that does not parse names no host
+    }
+  }
+  return throttleWarning([], [...paused]);
+}

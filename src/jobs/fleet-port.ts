@@ -23,10 +23,11 @@ export interface Fleet {
   /** Worker processes seen alive in the last seconds. */
   workersAlive(): Promise<number>;
   /**
-   * What a share of a running crawl warns of now (hosts holding it back or paused), for `ttlMs`: any API
-   * process answers it in the job's status. Null clears it.
+   * What the share `share` of a running crawl warns of now (hosts holding it back or paused), for `ttlMs`: any
+   * API process answers it in the job's status. Null clears that share's.
    */
-  setCrawlWarning(jobId: string, warning: string | null, ttlMs: number): Promise<void>;
+  setCrawlWarning(jobId: string, share: string, warning: string | null, ttlMs: number): Promise<void>;
+  /** The warnings of the crawl's shares that still hold, each once. */
   crawlWarning(jobId: string): Promise<string | null>;
   /** Queued shares being worked and waiting for a worker, across the fleet. */
   queueCounts(): Promise<{ active: number; waiting: number }>;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Fleet } from './fleet-port.js';
 
 /** How often a crawl share in a fleet publishes its hosts' warning. */
@@ -9,9 +10,11 @@ const REFRESH_MS = 1000;
  * no share renews is gone seconds after. Answers the function that stops it.
  */
 export function publishWarnings(fleet: Fleet, jobId: string, warning: () => string | null): () => void {
+  // Each share under its own name: the job's status shows every share's hosts, not the last one's.
+  const share = randomUUID();
   const timer = setInterval(() => {
     const text = warning();
-    if (text !== null) fleet.setCrawlWarning(jobId, text, 3 * REFRESH_MS).catch(() => {});
+    if (text !== null) fleet.setCrawlWarning(jobId, share, text, 3 * REFRESH_MS).catch(() => {});
   }, REFRESH_MS);
   timer.unref();
   return () => clearInterval(timer);

@@ -3,7 +3,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { JobRecord } from './stores/job-store.js';
-import { RedisBudget, RedisPoliteness } from './stores/redis-crawl-state.js';
+import { RedisBudget, RedisPoliteness, redisNow } from './stores/redis-crawl-state.js';
 import { RedisFrontier } from './stores/redis-frontier.js';
 import { jobsKey } from './stores/redis-job-places.js';
 import type { Logger } from '../lib/logger.js';
@@ -175,14 +175,29 @@ export class BullFleet implements Fleet {
     };
   }
 
-  async setCrawlWarning(jobId: string, warning: string | null, ttlMs: number): Promise<void> {
-    const key = `pw:job:${jobId}:warning`;
-    if (warning === null) await this.redis.del(key);
-    else await this.redis.set(key, warning, 'PX', Math.max(1, Math.round(ttlMs)));
+  /** One field per share (its text and until when it holds): a share never overwrites another's hosts. */
+  async setCrawlWarning(jobId: string, share: string, warning: string | null, ttlMs: number): Promise<void> {
+    const key = `pw:job:${jobId}:warnings`;
+    if (warning === null) {
+      await this.redis.hdel(key, share);
+      return;
+    }
+    const ms = Math.max(1, Math.round(ttlMs));
+    const until = (await redisNow(this.redis)) + ms;
+    await this.redis.multi().hset(key, share, JSON.stringify({ warning, until })).pexpire(key, ms).exec();
   }
 
   async crawlWarning(jobId: string): Promise<string | null> {
-    return this.redis.get(`pw:job:${jobId}:warning`);
+    const [fields, now] = await Promise.all([
+      this.redis.hgetall(`pw:job:${jobId}:warnings`),
+      redisNow(this.redis),
+    ]);
+    const texts = new Set<string>();
+    for (const raw of Object.values(fields) as string[]) {
+      const { warning, until } = JSON.parse(raw) as { warning: string; until: number };
+      if (until > now) texts.add(warning);
+    }
+    return texts.size > 0 ? [...texts].join('. ') : null;
   }
 
   async workersAlive(): Promise<number> {

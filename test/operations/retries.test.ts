@@ -149,5 +149,13 @@ describe('retries of transient failures', () => {
     assert.equal(pages.length + paused.length, 61);
     assert.ok(paused.every((e) => e.attempts === 0));
     assert.ok(site.requests.length < 40, `${site.requests.length} requests reached the host`);
+
+    // As a job, the finished crawl's status still names the paused host.
+    const again = await setup(t, { mode: '403', pages: 60 });
+    const job = await again.svc.post('/v2/crawl', { url: `${again.site.url}/`, limit: 61 });
+    const end = await waitForCrawl(again.svc, job.json.id as string);
+    assert.equal(end.status, 'completed');
+    const host = new URL(again.site.url).host;
+    assert.match(String(end.warning), new RegExp(`Paused for this job: ${host.replace('.', '\\.')}`));
   });
 });
