@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { DEFAULT_TENANT } from '../../../tenants/tenant.js';
 import { byNameThenOwner } from './profile-store.js';
 import type { ProfileRecord, ProfileStore } from './profile-store.js';
+import { RedisExpiringRecords } from './redis-expiring-records.js';
 import { storeCall } from '../sqlite.js';
 
 /**
@@ -27,56 +28,43 @@ function recordOf(raw: string): ProfileRecord {
 
 /**
  * The profile store in Redis, shared by the fleet: each profile a string that Redis expires at its
- * `expiresAt`, and a set of names per tenant (a name whose key has expired is dropped when listed).
+ * `expiresAt`, and a set of names per tenant.
  */
 export class RedisProfileStore implements ProfileStore {
-  constructor(private readonly redis: Redis) {}
+  private readonly records: RedisExpiringRecords<ProfileRecord>;
 
-  private call<T>(work: () => Promise<T>): Promise<T> {
-    return storeCall(work);
+  constructor(private readonly redis: Redis) {
+    this.records = new RedisExpiringRecords(redis, recordOf);
   }
 
   get(owner: string, name: string): Promise<ProfileRecord | null> {
-    return this.call(async () => {
-      const raw = await this.redis.get(k.profile(owner, name));
-      return raw === null ? null : recordOf(raw);
-    });
+    return this.records.get(k.profile(owner, name));
   }
 
   put(record: ProfileRecord): Promise<void> {
-    return this.call(async () => {
-      const multi = this.redis
-        .multi()
-        .set(k.profile(record.owner, record.name), JSON.stringify(record), 'PXAT', record.expiresAt)
-        .sadd(k.names(record.owner), record.name);
-      if (record.owner !== DEFAULT_TENANT) multi.sadd(k.owners, record.owner);
-      await multi.exec();
-    });
+    const { owner, name } = record;
+    return this.records.put(
+      k.profile(owner, name),
+      record,
+      record.expiresAt,
+      [{ set: k.names(owner), member: name }],
+      (multi) => {
+        if (owner !== DEFAULT_TENANT) multi.sadd(k.owners, owner);
+      },
+    );
   }
 
-  list(owner: string | null): Promise<ProfileRecord[]> {
-    return this.call(async () => {
-      const owners = owner !== null ? [owner] : [DEFAULT_TENANT, ...(await this.redis.smembers(k.owners))];
-      const lists = await Promise.all(owners.map((o) => this.listOf(o)));
-      return lists.flat().sort(byNameThenOwner);
-    });
-  }
-
-  private async listOf(owner: string): Promise<ProfileRecord[]> {
-    const names = await this.redis.smembers(k.names(owner));
-    if (names.length === 0) return [];
-    const raws = await this.redis.mget(names.map((name) => k.profile(owner, name)));
-    const gone = names.filter((_, i) => raws[i] === null);
-    if (gone.length > 0) await this.redis.srem(k.names(owner), ...gone);
-    return raws.filter((raw): raw is string => raw !== null).map(recordOf);
+  async list(owner: string | null): Promise<ProfileRecord[]> {
+    const owners =
+      owner !== null ? [owner] : [DEFAULT_TENANT, ...(await storeCall(() => this.redis.smembers(k.owners)))];
+    const lists = await Promise.all(
+      owners.map((o) => this.records.list(k.names(o), (name) => k.profile(o, name))),
+    );
+    return lists.flat().sort(byNameThenOwner);
   }
 
   delete(owner: string, name: string): Promise<boolean> {
-    return this.call(async () => {
-      const [removed] =
-        (await this.redis.multi().del(k.profile(owner, name)).srem(k.names(owner), name).exec()) ?? [];
-      return Number(removed?.[1] ?? 0) > 0;
-    });
+    return this.records.delete(k.profile(owner, name), { set: k.names(owner), member: name });
   }
 
   purge(): Promise<number> {

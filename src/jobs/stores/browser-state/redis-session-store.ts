@@ -1,52 +1,33 @@
 import type { Redis } from 'ioredis';
+import { RedisExpiringRecords } from './redis-expiring-records.js';
 import { byNewest } from './session-store.js';
 import type { SessionRecord, SessionStore } from './session-store.js';
-import { storeCall } from '../sqlite.js';
 
 const IDS = 'pw:browser-sessions';
 const keyOf = (id: string): string => `pw:browser-session:${id}`;
 
 /**
  * The session store in Redis, shared by the fleet: each record a string `pw:browser-session:<id>` that Redis
- * expires at its `keepUntil`, and the set `pw:browser-sessions` of ids (an expired id is dropped when listed).
+ * expires at its `keepUntil`, and the set `pw:browser-sessions` of ids.
  */
 export class RedisSessionStore implements SessionStore {
-  constructor(private readonly redis: Redis) {}
+  private readonly records: RedisExpiringRecords<SessionRecord>;
 
-  private call<T>(work: () => Promise<T>): Promise<T> {
-    return storeCall(work);
+  constructor(redis: Redis) {
+    this.records = new RedisExpiringRecords(redis);
   }
 
   get(id: string): Promise<SessionRecord | null> {
-    return this.call(async () => {
-      const raw = await this.redis.get(keyOf(id));
-      return raw === null ? null : (JSON.parse(raw) as SessionRecord);
-    });
+    return this.records.get(keyOf(id));
   }
 
   put(record: SessionRecord): Promise<void> {
-    return this.call(async () => {
-      await this.redis
-        .multi()
-        .set(keyOf(record.id), JSON.stringify(record), 'PXAT', record.keepUntil)
-        .sadd(IDS, record.id)
-        .exec();
-    });
+    return this.records.put(keyOf(record.id), record, record.keepUntil, [{ set: IDS, member: record.id }]);
   }
 
-  list(status?: SessionRecord['status']): Promise<SessionRecord[]> {
-    return this.call(async () => {
-      const ids = await this.redis.smembers(IDS);
-      if (ids.length === 0) return [];
-      const raws = await this.redis.mget(ids.map(keyOf));
-      const gone = ids.filter((_, i) => raws[i] === null);
-      if (gone.length > 0) await this.redis.srem(IDS, ...gone);
-      return raws
-        .filter((raw): raw is string => raw !== null)
-        .map((raw) => JSON.parse(raw) as SessionRecord)
-        .filter((r) => status === undefined || r.status === status)
-        .sort(byNewest);
-    });
+  async list(status?: SessionRecord['status']): Promise<SessionRecord[]> {
+    const records = await this.records.list(IDS, keyOf);
+    return records.filter((r) => status === undefined || r.status === status).sort(byNewest);
   }
 
   purge(): Promise<number> {
