@@ -3,6 +3,8 @@ import type { FetchResource } from '../crawl/fetch-port.js';
 import { BrowserEngine } from '../engines/browser.js';
 import { ChromiumTls } from '../engines/chromium-tls.js';
 import { HttpEngine } from '../engines/http.js';
+import { RedisProxyShares } from '../jobs/stores/redis-proxy-share.js';
+import type { ProxyTier } from '../lib/proxy-pool.js';
 import { Identity } from '../engines/identity.js';
 import { Agents } from '../agent/agents.js';
 import { withAgentRuns } from '../agent/task.js';
@@ -88,8 +90,14 @@ export function compose(deps: AppDeps, log: Logger): Composition {
     resolver: deps.resolver ?? systemResolver,
     isBlocked: deps.isBlockedAddress,
   };
-  // One pool per tier for both engines (and PROXY_ALL's calls), so that health and stickiness are one.
-  const proxies = new Proxies(config.proxies, guard, { log });
+  // One pool per tier for both engines (and PROXY_ALL's calls), so that health and stickiness are one; on a
+  // fleet, one for every process (a host keeps its proxy whichever worker fetches it).
+  const anyProxy = config.proxies.basic.length + config.proxies.stealth.length > 0;
+  const proxyShares = config.redis && anyProxy ? new RedisProxyShares(config.redis.url) : null;
+  const proxies = new Proxies(config.proxies, guard, {
+    log,
+    ...(proxyShares ? { share: (tier: ProxyTier) => proxyShares.tier(tier) } : {}),
+  });
   const llm = new LlmClient(guard, proxies.serviceRoute(true));
   const metrics = new Metrics();
   llm.onUsage((purpose, usage) => metrics.llmUsed(purpose, usage));

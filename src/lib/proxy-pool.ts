@@ -44,7 +44,30 @@ export interface ProxyState {
   restingUntil?: string;
 }
 
+/**
+ * What the processes of a fleet share about one tier's proxies (lib/proxy-pool.ts decides; this keeps): each
+ * (session, host) pair's proxy, the turn of rotation and the proxies resting. Without one, a process keeps its
+ * own.
+ */
+export interface ProxyShare {
+  /** The pair's proxy index chosen by any process, or null. */
+  stuck(session: string, host: string): Promise<number | null>;
+  /**
+   * The pair's proxy: the one chosen by any process, else (or with `replace`) the next of `allowed` in the
+   * fleet's turn, kept for the pair. One step: concurrent first requests of a pair get one choice, and a turn
+   * is spent only by a pair that takes it.
+   */
+  choose(session: string, host: string, allowed: number[], replace: boolean): Promise<number>;
+  /** Until when each resting proxy rests (ms since the epoch), by index. */
+  rests(): Promise<Map<number, number>>;
+  rest(index: number, until: number): Promise<void>;
+  recovered(index: number): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface ProxyPoolOptions {
+  /** A fleet's shared choices and health, per tier; none: this process's own. */
+  share?: (tier: ProxyTier) => ProxyShare;
   /** The first rest of a failing proxy, ms; each rest in a row doubles it, up to `maxRestMs`. */
   restMs?: number;
   maxRestMs?: number;
@@ -79,6 +102,12 @@ export class ProxyPool {
   private readonly health: Health[];
   private readonly sticky = new Map<string, number>();
   private next = 0;
+  private readonly share: ProxyShare | null;
+  /** The pairs whose choice is being made with the fleet now, in this process. */
+  private readonly deciding = new Map<string, Promise<ProxyEndpoint | null>>();
+  /** When the fleet's rests were last read: at most once a second, not per request. */
+  private restsReadAt = 0;
+  private shareFailing = false;
   private readonly restMs: number;
   private readonly maxRestMs: number;
   private readonly failuresToRest: number;
@@ -94,21 +123,46 @@ export class ProxyPool {
     this.maxRestMs = options.maxRestMs ?? 600_000;
     this.failuresToRest = options.failuresToRest ?? 3;
     this.now = options.now ?? Date.now;
+    this.share = options.share?.(tier) ?? null;
   }
 
   /**
    * The proxy for `host` in `session`, skipping `exclude` (the proxies a request has already tried); null when
-   * every proxy is excluded. A proxy skipped only because this request tried it stays the pair's choice.
+   * every proxy is excluded. A proxy skipped only because this request tried it stays the pair's choice. With a
+   * fleet's share, the pair's choice, the turn and the rests are the fleet's: the first process to choose for a
+   * pair chooses for all.
    */
-  choose(
+  async choose(
     session: string,
     host: string,
     exclude: ReadonlySet<ProxyEndpoint> = new Set(),
-  ): ProxyEndpoint | null {
+  ): Promise<ProxyEndpoint | null> {
     const key = `${session}\n${host}`;
+    const local = this.sticky.get(key);
+    // Without a fleet, decided at once: the concurrent first requests of a pair find the first one's choice.
+    if (!this.share || (local !== undefined && this.usable(local, this.now(), exclude))) {
+      return this.chooseHere(key, exclude);
+    }
+    // With one, a pair is decided once at a time in this process; the others then find the decision.
+    const pending = this.deciding.get(key);
+    if (pending) {
+      await pending.catch(() => undefined);
+      return this.chooseHere(key, exclude);
+    }
+    const decision = this.decide(session, host, key, exclude);
+    this.deciding.set(key, decision);
+    try {
+      return await decision;
+    } finally {
+      this.deciding.delete(key);
+    }
+  }
+
+  /** choose's decision in this process alone. */
+  private chooseHere(key: string, exclude: ReadonlySet<ProxyEndpoint>): ProxyEndpoint | null {
     const now = this.now();
     const stuck = this.sticky.get(key);
-    if (stuck !== undefined && !this.resting(stuck, now) && !exclude.has(this.proxies[stuck]!)) {
+    if (stuck !== undefined && this.usable(stuck, now, exclude)) {
       this.stick(key, stuck);
       return this.proxies[stuck]!;
     }
@@ -118,10 +172,38 @@ export class ProxyPool {
     return this.proxies[index]!;
   }
 
+  /** choose's decision with the fleet: the pair's choice if any process made one, else the fleet's turn. */
+  private async decide(
+    session: string,
+    host: string,
+    key: string,
+    exclude: ReadonlySet<ProxyEndpoint>,
+  ): Promise<ProxyEndpoint | null> {
+    await this.readRests();
+    const now = this.now();
+    const stuck =
+      this.sticky.get(key) ?? (await this.shared((s) => s.stuck(session, host), null)) ?? undefined;
+    if (stuck !== undefined && this.usable(stuck, now, exclude)) {
+      this.stick(key, stuck);
+      return this.proxies[stuck]!;
+    }
+    const allowed = this.candidates(now, exclude);
+    if (allowed.length === 0) return null;
+    // A request moving on from the pair's proxy (tried already) does not move the pair.
+    if (stuck !== undefined && !this.resting(stuck, now)) return this.proxies[this.rotate(now, exclude)!]!;
+    const held = await this.shared((s) => s.choose(session, host, allowed, stuck !== undefined), null);
+    // The fleet's choice for the pair, unless this request cannot use it (or Redis did not answer).
+    const chosen = held !== null && this.usable(held, now, exclude) ? held : this.rotate(now, exclude)!;
+    this.stick(key, chosen);
+    return this.proxies[chosen]!;
+  }
+
   /** The proxy carried a request (or opened a tunnel): it is healthy again. */
   succeeded(proxy: ProxyEndpoint): void {
-    const health = this.health[this.proxies.indexOf(proxy)];
+    const index = this.proxies.indexOf(proxy);
+    const health = this.health[index];
     if (!health) return;
+    if (health.onTrial) void this.shared((s) => s.recovered(index), undefined);
     Object.assign(health, { failures: 0, rests: 0, restingUntil: 0, onTrial: false });
   }
 
@@ -140,6 +222,8 @@ export class ProxyPool {
       restingUntil: now + restMs,
       onTrial: true,
     });
+    const index = this.proxies.indexOf(proxy);
+    void this.shared((s) => s.rest(index, now + restMs), undefined);
     this.options.log?.warn({ proxy: proxy.label, tier: this.tier, restMs, reason }, 'proxy rested');
   }
 
@@ -156,8 +240,49 @@ export class ProxyPool {
     });
   }
 
+  async close(): Promise<void> {
+    await this.share?.close();
+  }
+
   private resting(index: number, now: number): boolean {
     return this.health[index]!.restingUntil > now;
+  }
+
+  private usable(index: number, now: number, exclude: ReadonlySet<ProxyEndpoint>): boolean {
+    const proxy = this.proxies[index];
+    return proxy !== undefined && !this.resting(index, now) && !exclude.has(proxy);
+  }
+
+  /** The fleet's rests joined to this process's (the later end wins), read at most once a second. */
+  private async readRests(): Promise<void> {
+    const now = this.now();
+    if (!this.share || now - this.restsReadAt < 1000) return;
+    this.restsReadAt = now;
+    const rests = await this.shared((s) => s.rests(), new Map<number, number>());
+    for (const [index, until] of rests) {
+      const health = this.health[index];
+      if (health && until > health.restingUntil)
+        Object.assign(health, { restingUntil: until, onTrial: true });
+    }
+  }
+
+  /** A call on the fleet's share; while Redis fails, this process decides alone (logged once). */
+  private async shared<T>(call: (share: ProxyShare) => Promise<T>, alone: T): Promise<T> {
+    if (!this.share) return alone;
+    try {
+      const value = await call(this.share);
+      this.shareFailing = false;
+      return value;
+    } catch (err) {
+      if (!this.shareFailing) {
+        this.options.log?.warn(
+          { err, tier: this.tier },
+          "proxy choices are this process's own: the fleet's share failed",
+        );
+      }
+      this.shareFailing = true;
+      return alone;
+    }
   }
 
   private stick(key: string, index: number): void {
@@ -166,12 +291,21 @@ export class ProxyPool {
     if (this.sticky.size > MAX_STICKY) this.sticky.delete(this.sticky.keys().next().value!);
   }
 
+  /** The proxies a new choice may take, in index order: those neither resting nor excluded; else the one back first. */
+  private candidates(now: number, exclude: ReadonlySet<ProxyEndpoint>): number[] {
+    const open = this.proxies.map((_, i) => i).filter((i) => this.usable(i, now, exclude));
+    if (open.length > 0) return open;
+    const soonest = this.rotate(now, exclude);
+    return soonest === null ? [] : [soonest];
+  }
+
   /** The next proxy in turn that neither rests nor is excluded; else the non-excluded one back first. */
   private rotate(now: number, exclude: ReadonlySet<ProxyEndpoint>): number | null {
     const count = this.proxies.length;
+    const first = this.next;
     let soonest: number | null = null;
     for (let step = 0; step < count; step++) {
-      const index = (this.next + step) % count;
+      const index = (first + step) % count;
       if (exclude.has(this.proxies[index]!)) continue;
       if (!this.resting(index, now)) {
         this.next = (index + 1) % count;

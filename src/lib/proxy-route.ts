@@ -137,7 +137,7 @@ export class ProxyRoute {
     const tried = new Set<ProxyEndpoint>();
     const failures: string[] = [];
     for (;;) {
-      const proxy = this.pool.choose(session, host, tried);
+      const proxy = await this.pool.choose(session, host, tried);
       if (!proxy) {
         throw new ProxyFailedError(
           `No ${this.pool.tier} proxy could carry the request to ${host}: ${failures.join('; ')}`,
@@ -282,6 +282,7 @@ export class Proxies {
 
   async close(): Promise<void> {
     await Promise.all(this.opened.map((route) => route.close()));
+    await Promise.all([this.pools.basic?.close(), this.pools.stealth?.close()]);
   }
 
   private routeOver(pool: ProxyPool | null, guard: GuardOptions | null): ProxyRoute | null {

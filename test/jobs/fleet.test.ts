@@ -13,6 +13,7 @@ import { call, json, sleep } from './http.js';
 import type { Json } from './http.js';
 import { startFlakySite } from '../fixtures/sites/flaky-site.js';
 import { freePort } from '../fixtures/free-port.js';
+import { startTestProxy } from '../fixtures/proxy-server.js';
 
 /** The distributed job engine: real Redis, an API process and worker processes, spawned as `npm start` runs them. */
 
@@ -171,6 +172,35 @@ describe(
       const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
       // Actual starts are spaced on Redis's clock; what is left is when the site's own busy loop notes them.
       assert.ok(Math.min(...gaps) >= delay * 0.9, `gaps between requests: ${gaps.join(', ')} ms`);
+    });
+
+    test('a proxy-rotated crawl over two hosts: each host keeps one proxy whichever worker fetches it, both proxies used', async (t) => {
+      const proxies = [await startTestProxy(), await startTestProxy()];
+      t.after(() => Promise.all(proxies.map((p) => p.kill())));
+      const fleet = await startFleet(t, {
+        workers: 2,
+        site: { pages: 30 },
+        env: { PROXY_URLS: proxies.map((p) => p.url).join(',') },
+      });
+      const { id } = json(
+        await call(`${fleet.api}/v2/crawl`, 'POST', {
+          url: `http://site.test:${fleet.site.port}/`,
+          limit: 16,
+          crawlEntireDomain: true,
+          allowSubdomains: true,
+          maxConcurrency: 4,
+        }),
+      ) as { id: string };
+      assert.equal((await waitForEnd(fleet.api, id)).status, 'completed');
+      const hostsOf = (carried: string[]) =>
+        new Set(carried.map((line) => new URL(line.split(' ')[1]!).host));
+      const [a, b] = proxies.map((p) => hostsOf(p.carried));
+      assert.ok(a!.size > 0 && b!.size > 0, `both proxies carried: ${[...a!]} / ${[...b!]}`);
+      for (const host of a!) assert.ok(!b!.has(host), `${host} went through one proxy only`);
+      assert.deepEqual(
+        new Set([...a!, ...b!]),
+        new Set([`site.test:${fleet.site.port}`, `blog.site.test:${fleet.site.port}`]),
+      );
     });
 
     test('Redis restarted: acknowledged jobs and documents survive; /health says 503 while it is away', async (t) => {

@@ -45,29 +45,33 @@ describe('proxy pool', () => {
     assert.throws(() => proxyEndpoint('ftp://proxy.example'), /not http, https or socks5/);
   });
 
-  test('round-robin per new (session, host), sticky afterwards', () => {
+  test('round-robin per new (session, host), sticky afterwards', async () => {
     const pool = new ProxyPool('basic', three);
-    const first = pool.choose('job-1', 'a.test');
-    const second = pool.choose('job-1', 'b.test');
-    const third = pool.choose('job-2', 'a.test');
+    const first = await pool.choose('job-1', 'a.test');
+    const second = await pool.choose('job-1', 'b.test');
+    const third = await pool.choose('job-2', 'a.test');
     assert.deepEqual(
       [first, second, third].map((p) => p!.label),
       three.map((p) => p.label),
     );
     for (let i = 0; i < 5; i++) {
-      assert.equal(pool.choose('job-1', 'a.test'), first, 'the same job keeps its proxy for a host');
-      assert.equal(pool.choose('job-1', 'b.test'), second);
+      assert.equal(await pool.choose('job-1', 'a.test'), first, 'the same job keeps its proxy for a host');
+      assert.equal(await pool.choose('job-1', 'b.test'), second);
     }
-    assert.equal(pool.choose('job-1', 'a.test', new Set([first!])), pool.proxies[1], 'a request moves on');
-    assert.equal(pool.choose('job-1', 'a.test'), first, 'without moving the pair');
-    assert.equal(pool.choose('job-1', 'a.test', new Set(three)), null);
+    assert.equal(
+      await pool.choose('job-1', 'a.test', new Set([first!])),
+      pool.proxies[1],
+      'a request moves on',
+    );
+    assert.equal(await pool.choose('job-1', 'a.test'), first, 'without moving the pair');
+    assert.equal(await pool.choose('job-1', 'a.test', new Set(three)), null);
   });
 
-  test('repeated failures rest a proxy with a doubling backoff; its pairs move; status without credentials', () => {
+  test('repeated failures rest a proxy with a doubling backoff; its pairs move; status without credentials', async () => {
     let now = 1_000_000;
     const pool = new ProxyPool('stealth', three.slice(0, 2), { restMs: 1000, now: () => now });
     const [a, b] = pool.proxies;
-    assert.equal(pool.choose('job', 'a.test'), a);
+    assert.equal(await pool.choose('job', 'a.test'), a);
     pool.failed(a!, 'refused the connection');
     pool.failed(a!, 'refused the connection');
     assert.equal(pool.status()[0]!.healthy, true, 'two failures are not enough');
@@ -82,7 +86,7 @@ describe('proxy pool', () => {
       { proxy: '10.1.0.2:3128', tier: 'stealth', healthy: true },
     ]);
     assert.doesNotMatch(JSON.stringify(pool.status()), /u:p|"u"|"p"/);
-    assert.equal(pool.choose('job', 'a.test'), b, 'the pair moved off the resting proxy');
+    assert.equal(await pool.choose('job', 'a.test'), b, 'the pair moved off the resting proxy');
     now += 1001;
     assert.equal(pool.status()[0]!.healthy, true, 'back after its rest');
     pool.failed(a!, 'refused the connection');
@@ -94,7 +98,7 @@ describe('proxy pool', () => {
     pool.failed(b!, 'refused the connection');
     pool.failed(b!, 'refused the connection');
     pool.failed(b!, 'refused the connection');
-    assert.equal(pool.choose('job', 'c.test'), b, 'every proxy resting: the one back first is tried');
+    assert.equal(await pool.choose('job', 'c.test'), b, 'every proxy resting: the one back first is tried');
     pool.succeeded(a!);
     assert.equal(pool.status()[0]!.healthy, true);
   });
