@@ -103,6 +103,8 @@ export class CookieJarHandle {
     const cookies = (serialized?.cookies ?? [])
       .map((c) => Cookie.fromJSON(c))
       .filter((c): c is Cookie => c !== undefined)
+      // `Max-Age=0` (a site deleting its cookie) expires at -Infinity, which toStored would write as a session's.
+      .filter((c) => c.expiryTime() !== -Infinity)
       .map(toStored)
       .filter((c) => c.expires <= 0 || c.expires > now);
     return { cookies, origins: this.origins.map((o) => ({ ...o, localStorage: [...o.localStorage] })) };
@@ -124,4 +126,31 @@ export class CookieJarHandle {
     for (const o of after.origins) origins.set(o.origin, o);
     this.origins = [...origins.values()];
   }
+}
+
+/**
+ * What `ours` changed since `base`, applied to `theirs` (the state stored now, which other writers may have
+ * changed meanwhile): cookies and localStorage items ours added or changed are ours, those ours removed go, and
+ * everything else is theirs. So a job share saving its jar never drops what another share of the job saved.
+ */
+export function mergeStates(base: BrowserState, ours: BrowserState, theirs: BrowserState): BrowserState {
+  const before = new Map(base.cookies.map((c) => [keyOf(c), JSON.stringify(c)]));
+  const mine = new Map(ours.cookies.map((c) => [keyOf(c), c]));
+  const cookies = new Map(theirs.cookies.map((c) => [keyOf(c), c]));
+  for (const key of before.keys()) if (!mine.has(key)) cookies.delete(key);
+  for (const [key, c] of mine) if (before.get(key) !== JSON.stringify(c)) cookies.set(key, c);
+
+  const items = (s: BrowserState): Map<string, string> =>
+    new Map(s.origins.flatMap((o) => o.localStorage.map((i) => [`${o.origin}\n${i.name}`, i.value])));
+  const [was, now, stored] = [items(base), items(ours), items(theirs)];
+  for (const key of was.keys()) if (!now.has(key)) stored.delete(key);
+  for (const [key, value] of now) if (was.get(key) !== value) stored.set(key, value);
+  const origins = new Map<string, OriginStorage>();
+  for (const [key, value] of stored) {
+    const [origin, name] = key.split('\n') as [string, string];
+    const entry = origins.get(origin) ?? { origin, localStorage: [] };
+    entry.localStorage.push({ name, value });
+    origins.set(origin, entry);
+  }
+  return { cookies: [...cookies.values()], origins: [...origins.values()] };
 }

@@ -48,6 +48,31 @@ const DEFAULT = 'default';
 /** The profile store's contract (profile-store.ts) through `Profiles`, run against every adapter. */
 export function profileStoreContract(name: string, make: () => Promise<ProfileStoreHarness>): void {
   describe(`ProfileStore contract: ${name}`, () => {
+    test("update is a compare-and-set: concurrent updates of one profile each apply to the other's result", async (t) => {
+      const h = await make();
+      t.after(() => h.close());
+      const profiles = new Profiles(h.store, { ttlMs: 30 * DAY, secret: null });
+      const cookie = (n: number) => ({ ...acmeState().cookies[0]!, name: `c${n}`, value: String(n) });
+      // None stored yet: the first update creates it, the others add to it.
+      await Promise.all(
+        [1, 2, 3, 4].map((n) =>
+          profiles.update(A, 'shared', (stored) => ({
+            cookies: [...(stored?.cookies ?? []), cookie(n)],
+            origins: [],
+          })),
+        ),
+      );
+      const names = (await profiles.state(A, 'shared'))!.cookies.map((c) => c.name).sort();
+      assert.deepEqual(names, ['c1', 'c2', 'c3', 'c4']);
+      assert.deepEqual(
+        (await profiles.list(A)).map((p) => p.name),
+        ['shared'],
+      );
+      const stored = (await h.store.get(A, 'shared'))!;
+      assert.equal(await h.store.replaceIf({ ...stored, updatedAt: stored.updatedAt - 1 }, stored), false);
+      assert.equal(await h.store.replaceIf(null, stored), false, 'null expects no record');
+    });
+
     for (const secret of [null, 'a profile secret']) {
       test(`save, get, list, delete (${secret ? 'sealed' : 'plain'})`, async (t) => {
         const h = await make();

@@ -37,10 +37,18 @@ export interface ProfileRecord {
 export interface ProfileStore {
   get(owner: string, name: string): Promise<ProfileRecord | null>;
   put(record: ProfileRecord): Promise<void>;
+  /**
+   * Writes `next` only if the stored record is still the one read (`expected`, compared by its `updatedAt`;
+   * null: none is stored); whether it did.
+   */
+  replaceIf(expected: ProfileRecord | null, next: ProfileRecord): Promise<boolean>;
   list(owner: string | null): Promise<ProfileRecord[]>;
   delete(owner: string, name: string): Promise<boolean>;
   purge(now: number): Promise<number>;
 }
+
+/** Attempts of an update against saves of the same profile by other processes at once. */
+const UPDATE_ATTEMPTS = 20;
 
 /** The order every adapter lists profiles in: by name, then by owner. */
 export const byNameThenOwner = (a: ProfileRecord, b: ProfileRecord): number =>
@@ -63,6 +71,10 @@ export class UnavailableProfileStore implements ProfileStore {
   }
 
   put(): Promise<void> {
+    return this.refuse();
+  }
+
+  replaceIf(): Promise<boolean> {
     return this.refuse();
   }
 
@@ -93,6 +105,12 @@ export class MemoryProfileStore implements ProfileStore {
     owned.set(record.name, record);
     this.records.set(record.owner, owned);
     return Promise.resolve();
+  }
+
+  replaceIf(expected: ProfileRecord | null, next: ProfileRecord): Promise<boolean> {
+    const current = this.records.get(next.owner)?.get(next.name) ?? null;
+    if ((current?.updatedAt ?? null) !== (expected?.updatedAt ?? null)) return Promise.resolve(false);
+    return this.put(next).then(() => true);
   }
 
   list(owner: string | null): Promise<ProfileRecord[]> {
@@ -180,15 +198,51 @@ export class Profiles {
 
   /** Stores `state` as `owner`'s `name` (created, or replaced keeping its creation time); its expiry starts again. */
   async save(owner: string, name: string, state: BrowserState, now = Date.now()): Promise<ProfileSummary> {
+    const record = this.recordOf(owner, name, state, await this.live(owner, name, now), now);
+    await this.store.put(record);
+    return summaryOf(record);
+  }
+
+  /**
+   * Stores what `change` makes of the state stored now (null: none), by compare-and-set: a save by another
+   * process meanwhile is read again and changed, never overwritten (a job's shares saving one profile).
+   */
+  async update(
+    owner: string,
+    name: string,
+    change: (stored: BrowserState | null) => BrowserState,
+  ): Promise<ProfileSummary> {
+    for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+      const now = Date.now();
+      // The record as stored (an expired one too: it is what the compare must find), and the live one.
+      const current = await this.store.get(owner, name);
+      const before = current && current.expiresAt > now ? current : null;
+      const stored = before
+        ? (JSON.parse(this.seal.open(sealedAs(owner, name), before.body)) as BrowserState)
+        : null;
+      // Strictly later than the record read, so that the compare tells the two apart.
+      const at = Math.max(now, (current?.updatedAt ?? 0) + 1);
+      const record = this.recordOf(owner, name, change(stored), before, at);
+      if (await this.store.replaceIf(current, record)) return summaryOf(record);
+    }
+    throw new StoreUnavailableError(`profile '${name}' changed ${UPDATE_ATTEMPTS} times while being saved`);
+  }
+
+  private recordOf(
+    owner: string,
+    name: string,
+    state: BrowserState,
+    before: ProfileRecord | null,
+    now: number,
+  ): ProfileRecord {
     const json = JSON.stringify(state);
     if (Buffer.byteLength(json) > MAX_PROFILE_BYTES) {
       throw new ContentTooLargeError(
         `profile '${name}' not saved: its state (cookies and local storage) is ${Buffer.byteLength(json)} bytes, over ${MAX_PROFILE_BYTES}`,
       );
     }
-    const before = await this.live(owner, name, now);
     const domains = [...new Set(state.cookies.map((c) => c.domain.replace(/^\./, '')))].sort();
-    const record: ProfileRecord = {
+    return {
       owner,
       name,
       body: this.seal.seal(sealedAs(owner, name), json),
@@ -198,8 +252,6 @@ export class Profiles {
       cookies: state.cookies.length,
       domains,
     };
-    await this.store.put(record);
-    return summaryOf(record);
   }
 
   async summary(owner: string, name: string, now = Date.now()): Promise<ProfileSummary | null> {

@@ -1,6 +1,24 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { storeCall } from '../sqlite.js';
 
+/**
+ * Writes a record if its stored one's numeric field still has the value read ('' : no record). Only that field is
+ * decoded; the record is written as the caller encoded it. KEYS: the record. ARGV: field, expected, JSON, expiry
+ * (ms since the epoch), then pairs of (index set, member).
+ */
+const REPLACE_IF = `
+local raw = redis.call('GET', KEYS[1])
+if ARGV[2] == '' then
+  if raw then return 0 end
+elseif not raw or tonumber(cjson.decode(raw)[ARGV[1]]) ~= tonumber(ARGV[2]) then
+  return 0
+end
+redis.call('SET', KEYS[1], ARGV[3], 'PXAT', ARGV[4])
+for i = 5, #ARGV, 2 do redis.call('SADD', ARGV[i], ARGV[i + 1]) end
+return 1`;
+
+type Scripted = { pwRecordReplaceIf(key: string, ...args: string[]): Promise<number> };
+
 /** A set of the record's index: its key, and the member that names the record there. */
 export interface IndexEntry {
   set: string;
@@ -18,7 +36,9 @@ export class RedisExpiringRecords<T> {
     private readonly redis: Redis,
     /** A record as read back (older records may lack fields that are filled in here). */
     private readonly decode: (raw: string) => T = (raw) => JSON.parse(raw) as T,
-  ) {}
+  ) {
+    redis.defineCommand('pwRecordReplaceIf', { numberOfKeys: 1, lua: REPLACE_IF });
+  }
 
   get(key: string): Promise<T | null> {
     return storeCall(async () => {
@@ -40,6 +60,32 @@ export class RedisExpiringRecords<T> {
       for (const index of indexes) multi.sadd(index.set, index.member);
       also?.(multi);
       await multi.exec();
+    });
+  }
+
+  /**
+   * `put`, only if the stored record's `field` (a number) is still `expected` (null: no record is stored);
+   * whether it wrote. The compare reads that one field in Lua; the record is written as given.
+   */
+  replaceIf(
+    key: string,
+    field: string,
+    expected: number | null,
+    record: T,
+    expiresAt: number,
+    indexes: IndexEntry[] = [],
+  ): Promise<boolean> {
+    return storeCall(async () => {
+      const stamp = expected === null ? '' : String(expected);
+      const args = [
+        field,
+        stamp,
+        JSON.stringify(record),
+        String(expiresAt),
+        ...indexes.flatMap((i) => [i.set, i.member]),
+      ];
+      const done = await (this.redis as unknown as Scripted).pwRecordReplaceIf(key, ...args);
+      return done === 1;
     });
   }
 

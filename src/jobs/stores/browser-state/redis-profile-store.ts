@@ -54,6 +54,23 @@ export class RedisProfileStore implements ProfileStore {
     );
   }
 
+  /** Profiles are compared by `updatedAt` (a new save is always strictly later than the one it replaces). */
+  replaceIf(expected: ProfileRecord | null, next: ProfileRecord): Promise<boolean> {
+    const { owner, name } = next;
+    const index = [
+      { set: k.names(owner), member: name },
+      ...(owner !== DEFAULT_TENANT ? [{ set: k.owners, member: owner }] : []),
+    ];
+    return this.records.replaceIf(
+      k.profile(owner, name),
+      'updatedAt',
+      expected?.updatedAt ?? null,
+      next,
+      next.expiresAt,
+      index,
+    );
+  }
+
   async list(owner: string | null): Promise<ProfileRecord[]> {
     const owners =
       owner !== null ? [owner] : [DEFAULT_TENANT, ...(await storeCall(() => this.redis.smembers(k.owners)))];

@@ -45,18 +45,30 @@ export class SqliteProfileStore implements ProfileStore {
   }
 
   put(r: ProfileRecord): Promise<void> {
-    return this.sql.write(
-      () =>
-        void this.q.put.run(
-          r.owner,
-          r.name,
-          r.body,
-          r.createdAt,
-          r.updatedAt,
-          r.expiresAt,
-          r.cookies,
-          JSON.stringify(r.domains),
-        ),
+    return this.sql.write(() => this.write(r));
+  }
+
+  /** Compared and written in one write: this process is the file's only writer, and a write runs whole. */
+  replaceIf(expected: ProfileRecord | null, next: ProfileRecord): Promise<boolean> {
+    return this.sql.write(() => {
+      const row = this.q.get.get(next.owner, next.name) as Row | undefined;
+      const current = row ? recordOf(row) : null;
+      if ((current?.updatedAt ?? null) !== (expected?.updatedAt ?? null)) return false;
+      this.write(next);
+      return true;
+    });
+  }
+
+  private write(r: ProfileRecord): void {
+    this.q.put.run(
+      r.owner,
+      r.name,
+      r.body,
+      r.createdAt,
+      r.updatedAt,
+      r.expiresAt,
+      r.cookies,
+      JSON.stringify(r.domains),
     );
   }
 
