@@ -40,14 +40,51 @@ export interface HeldHost {
   until: string;
 }
 
+/** The pace of a host as a fleet's workers share it (a crawl's hosts in Redis): what `answered` decides, for all. */
+export interface SharedPace {
+  /** Applies one answer (`throttled`: a 429 or 503) to the host's shared pace; answers the pace now. */
+  answered(host: string, throttled: boolean, maxInFlight: number): Promise<Pace>;
+}
+
+export interface Pace {
+  inFlight: number;
+  addedDelayMs: number;
+}
+
+/** The AIMD of `answered` as numbers, shared with the Redis script that applies it for a fleet. */
+export const PACE_STEPS = {
+  firstAddedDelayMs: FIRST_ADDED_DELAY_MS,
+  maxAddedDelayMs: MAX_ADDED_DELAY_MS,
+  successesPerStep: SUCCESSES_PER_STEP,
+};
+
 export class HostThrottle {
   private readonly hosts = new Map<string, HostState>();
+  private readonly syncing = new Set<Promise<void>>();
 
   constructor(
     /** Requests in flight to one host when it has not asked for less (CRAWL_HOST_CONCURRENCY). */
     private readonly maxInFlight: number,
     private readonly now: () => number = Date.now,
+    /** A fleet's pace per host: every worker's answers count for all (local decisions are corrected by it). */
+    private readonly shared: SharedPace | null = null,
   ) {}
+
+  /** Resolves once the answers given so far reached the shared pace (tests; a crawl never waits for it). */
+  async synced(): Promise<void> {
+    await Promise.all([...this.syncing]);
+  }
+
+  private share(host: string, throttled: boolean): void {
+    if (!this.shared) return;
+    const done = this.shared
+      .answered(host, throttled, this.maxInFlight)
+      .then((pace) => void Object.assign(this.state(host), pace))
+      // Redis away: this worker's own pace stands until it answers again.
+      .catch(() => undefined)
+      .finally(() => this.syncing.delete(done));
+    this.syncing.add(done);
+  }
 
   private state(host: string): HostState {
     let state = this.hosts.get(host);
@@ -83,6 +120,7 @@ export class HostThrottle {
   answered(host: string, status: number, retryAfterMs: number | null): number | null {
     const state = this.state(host);
     if (status === 429 || status === 503) {
+      this.share(host, true);
       state.successes = 0;
       state.inFlight = Math.max(1, Math.floor(state.inFlight / 2));
       state.addedDelayMs = Math.min(
@@ -93,6 +131,7 @@ export class HostThrottle {
       state.heldUntil = Math.max(state.heldUntil, this.now() + retryAfterMs);
       return retryAfterMs;
     }
+    this.share(host, false);
     if (state.addedDelayMs > 0) {
       state.addedDelayMs =
         state.addedDelayMs < 2 * FIRST_ADDED_DELAY_MS ? 0 : Math.floor(state.addedDelayMs / 2);

@@ -1,5 +1,6 @@
 import type { CrawlBudget } from '../crawl/budget.js';
 import type { Frontier } from '../crawl/frontier.js';
+import type { SharedPace } from '../crawl/throttle.js';
 import type { Politeness } from '../crawl/politeness.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
 import { sleep } from '../lib/sleep.js';
@@ -76,7 +77,7 @@ export class CrawlJobs {
   async run(job: JobRecord, fresh: boolean, signal: AbortSignal): Promise<void> {
     const request = job.request as CrawlJobRequest;
     if (this.deps.fleet) {
-      // Several processes work this crawl at once: frontier, limit and host politeness live in Redis, every
+      // Several processes work this crawl at once: frontier, limit, host politeness and pace live in Redis, every
       // share seeds (adds are idempotent), and the crawl is over only when nothing is queued or in flight.
       const state = this.deps.fleet.crawlState(job, request.spec);
       try {
@@ -116,7 +117,7 @@ export class CrawlJobs {
     frontier: Frontier,
     fresh: boolean,
     signal: AbortSignal,
-    shared: { budget?: CrawlBudget; politeness?: Politeness },
+    shared: { budget?: CrawlBudget; politeness?: Politeness; pace?: SharedPace },
     lanes?: number,
   ): Promise<void> {
     const store = this.deps.store();

@@ -12,6 +12,7 @@ import { CrawlScope } from '../crawl/scope.js';
 import type { ScopeOptions } from '../crawl/scope.js';
 import { sitemapUrls } from '../crawl/sitemap.js';
 import { HostThrottle, throttleWarning } from '../crawl/throttle.js';
+import type { SharedPace } from '../crawl/throttle.js';
 import { HostPausedError, toAppError } from '../errors.js';
 import { Deadline } from '../lib/deadline.js';
 import type { TargetAnswer } from '../pipeline/fetch-page.js';
@@ -74,6 +75,7 @@ export class CrawlRun {
     shared: {
       budget?: CrawlBudget;
       politeness?: Politeness;
+      pace?: SharedPace;
       checkStored?: boolean;
       session?: string;
       /** The tenant the crawl runs for: its job's owner, or the native crawl's caller. */
@@ -94,7 +96,7 @@ export class CrawlRun {
     this.access = { skipTlsVerification, proxy, session: shared.session };
     this.robots = new RobotsCache(deps.fetchResource, deps.settings.robotsAgent, this.access);
     this.limiter = shared.politeness ?? new HostLimiter(deps.settings.hostConcurrency);
-    this.throttle = new HostThrottle(deps.settings.hostConcurrency);
+    this.throttle = new HostThrottle(deps.settings.hostConcurrency, Date.now, shared.pace ?? null);
     this.session = shared.session;
     this.caller = shared.caller;
     this.budget = shared.budget ?? new LocalBudget(spec.limit, resumed.crawled + resumed.errors);

@@ -1,6 +1,7 @@
 import type { CrawlBudget } from '../crawl/budget.js';
 import type { Frontier } from '../crawl/frontier.js';
 import type { Politeness } from '../crawl/politeness.js';
+import type { SharedPace } from '../crawl/throttle.js';
 import type { JobRecord } from './stores/job-store.js';
 import type { CrawlSpec } from './crawl-run.js';
 
@@ -9,6 +10,8 @@ export interface SharedCrawlState {
   frontier: Frontier;
   budget: CrawlBudget;
   politeness: Politeness;
+  /** Each host's pace (AIMD), from every worker's answers. */
+  pace: SharedPace;
   /** Pages this share fetches at once: its part of the crawl's concurrency, which holds for the whole fleet. */
   lanes: number;
   /** Stops this process's part (lease renewals); the state itself stays for the others. */

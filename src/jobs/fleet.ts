@@ -3,7 +3,7 @@ import { DelayedError, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { JobRecord } from './stores/job-store.js';
-import { RedisBudget, RedisPoliteness, redisNow } from './stores/redis-crawl-state.js';
+import { RedisBudget, RedisPace, RedisPoliteness, redisNow } from './stores/redis-crawl-state.js';
 import { RedisFrontier } from './stores/redis-frontier.js';
 import { jobsKey } from './stores/redis-job-places.js';
 import type { Logger } from '../lib/logger.js';
@@ -168,6 +168,7 @@ export class BullFleet implements Fleet {
       frontier,
       budget,
       politeness: this.politeness,
+      pace: new RedisPace(this.redis, job.id),
       // maxConcurrency is the crawl's, as on one machine: its shares split it (adding workers spreads the
       // rendering; a higher maxConcurrency fetches more at once).
       lanes: Math.max(1, Math.ceil(spec.concurrency / this.sharesOf(job))),

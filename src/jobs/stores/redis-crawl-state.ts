@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { CrawlBudget } from '../../crawl/budget.js';
 import type { Politeness } from '../../crawl/politeness.js';
+import { PACE_STEPS } from '../../crawl/throttle.js';
+import type { Pace, SharedPace } from '../../crawl/throttle.js';
 import { sleep } from '../../lib/sleep.js';
 
 /** Claims a page for a URL within the limit. KEYS: claimed set. ARGV: url, limit. */
@@ -52,7 +54,36 @@ if wait > 0 then return wait end
 redis.call('SET', KEYS[1], now, 'PX', 3600000)
 return 0`;
 
+/**
+ * One answer applied to a crawl's host pace, as HostThrottle.answered does (crawl/throttle.ts, PACE_STEPS): a
+ * throttle halves the requests in flight and doubles the added delay (from `first` up to `most`); a success
+ * halves the delay and, every `step` successes, gives one more request in flight up to `max`. KEYS: the pace.
+ * ARGV: throttled ('1' or '0'), max, first, most, step. Answers {inFlight, addedDelayMs}.
+ */
+const PACE = `
+local max, first, most, step = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local inFlight = math.min(max, tonumber(redis.call('HGET', KEYS[1], 'inFlight') or ARGV[2]))
+local delay = tonumber(redis.call('HGET', KEYS[1], 'delay') or '0')
+local successes = tonumber(redis.call('HGET', KEYS[1], 'successes') or '0')
+if ARGV[1] == '1' then
+  successes = 0
+  inFlight = math.max(1, math.floor(inFlight / 2))
+  delay = math.min(most, math.max(first, delay * 2))
+else
+  if delay > 0 then
+    if delay < 2 * first then delay = 0 else delay = math.floor(delay / 2) end
+  end
+  if inFlight < max then
+    successes = successes + 1
+    if successes >= step then inFlight = inFlight + 1; successes = 0 end
+  end
+end
+redis.call('HSET', KEYS[1], 'inFlight', inFlight, 'delay', delay, 'successes', successes)
+redis.call('PEXPIRE', KEYS[1], 86400000)
+return {inFlight, delay}`;
+
 function define(redis: Redis): void {
+  redis.defineCommand('pwHostPace', { numberOfKeys: 1, lua: PACE });
   redis.defineCommand('pwHostHold', { numberOfKeys: 1, lua: HOLD });
   redis.defineCommand('pwHostStart', { numberOfKeys: 2, lua: START });
   redis.defineCommand('pwBudgetTake', { numberOfKeys: 1, lua: TAKE });
@@ -185,5 +216,30 @@ export class RedisPoliteness implements Politeness {
   /** Every worker of the fleet waits: the host's next start is shared. */
   async hold(host: string, ms: number): Promise<void> {
     await run(this.redis, 'pwHostHold', `pw:host:${host}:hold`, Math.round(ms));
+  }
+}
+
+/** A crawl's pace per host for the whole fleet: every worker's 429s slow the host down for all of them. */
+export class RedisPace implements SharedPace {
+  constructor(
+    private readonly redis: Redis,
+    private readonly jobId: string,
+  ) {
+    define(redis);
+  }
+
+  async answered(host: string, throttled: boolean, maxInFlight: number): Promise<Pace> {
+    const { firstAddedDelayMs, maxAddedDelayMs, successesPerStep } = PACE_STEPS;
+    const [inFlight, addedDelayMs] = (await run(
+      this.redis,
+      'pwHostPace',
+      `pw:job:${this.jobId}:pace:${host}`,
+      throttled ? '1' : '0',
+      maxInFlight,
+      firstAddedDelayMs,
+      maxAddedDelayMs,
+      successesPerStep,
+    )) as [number, number];
+    return { inFlight, addedDelayMs };
   }
 }

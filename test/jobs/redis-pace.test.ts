@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { HostThrottle } from '../../src/crawl/throttle.js';
+import { RedisPace } from '../../src/jobs/stores/redis-crawl-state.js';
+import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
+import type { RedisServer } from '../fixtures/redis.js';
+
+let server: RedisServer | null = null;
+let redis: Redis | null = null;
+before(async () => {
+  if (!redisAvailable) return;
+  server = await startRedis();
+  redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+});
+after(async () => {
+  redis?.disconnect();
+  await server?.close();
+});
+
+test(
+  "a host's pace is the fleet's: one worker's 429s slow every worker down, and successes anywhere win it back",
+  { skip: redisAvailable ? false : REDIS_MISSING },
+  async () => {
+    // Two workers' throttles for one crawl, as two processes hold them.
+    const a = new HostThrottle(8, Date.now, new RedisPace(redis!, 'job-pace'));
+    const b = new HostThrottle(8, Date.now, new RedisPace(redis!, 'job-pace'));
+    const host = 'site.test:80';
+    a.answered(host, 429, null);
+    await a.synced();
+    a.answered(host, 503, null);
+    await a.synced();
+    assert.equal(a.inFlightFor(host), 2);
+    // b has seen only successes; its next answer brings it the host's pace.
+    b.answered(host, 200, null);
+    await b.synced();
+    assert.equal(b.inFlightFor(host), 2, "worker b follows the host's pace");
+    assert.ok(b.addedDelayFor(host) > 0);
+    // Five successes in a row, from either worker, give one request back.
+    for (let i = 0; i < 4; i++) {
+      (i % 2 ? a : b).answered(host, 200, null);
+      await Promise.all([a.synced(), b.synced()]);
+    }
+    a.answered(host, 200, null);
+    await a.synced();
+    assert.equal(a.inFlightFor(host), 3);
+    // Another crawl's pace of the same host is its own.
+    const other = new HostThrottle(8, Date.now, new RedisPace(redis!, 'job-other'));
+    other.answered(host, 200, null);
+    await other.synced();
+    assert.equal(other.inFlightFor(host), 8);
+  },
+);
