@@ -133,7 +133,8 @@ export const SETTINGS = {
       'How the http engine opens https connections. `chromium`: as the shipped Chromium does at TLS and HTTP/2 ' +
         '(BoringSSL through wreq-js: its cipher suites, extensions, ALPN h2, SETTINGS and header order; ' +
         "docs/architecture.md says what still differs); `node`: with Node's TLS over HTTP/1.1. Plain http and " +
-        "requests through proxies use Node's client either way.",
+        "requests through proxies use Node's client either way. `chromium` trusts the system's roots (and " +
+        "`SSL_CERT_FILE`) with Mozilla's; `NODE_EXTRA_CA_CERTS` applies to `node` only.",
     ),
     maxResponseBytes: bytes(
       { env: 'MAX_RESPONSE_BYTES', default: 10 * MIB, min: KIB, max: GIB },
