@@ -60,7 +60,12 @@ export class Agents {
    * limit named first when both are reached), counted when asked, across restarts and the fleet.
    */
   start(input: AgentStart): Promise<AgentRun> {
-    return this.starting.run(input.caller.tenant, () => this.startNow(input));
+    // A follow-up reads its thread, then starts the next turn: in a fleet, one process at a time per thread.
+    const start = (): Promise<AgentRun> =>
+      input.threadId === undefined
+        ? this.startNow(input)
+        : this.jobs.exclusive(`agent-thread:${input.threadId}`, () => this.startNow(input));
+    return this.starting.run(input.caller.tenant, start);
   }
 
   private async startNow(input: AgentStart): Promise<AgentRun> {

@@ -1,5 +1,6 @@
 import type { CrawlBudget } from '../crawl/budget.js';
 import type { Frontier } from '../crawl/frontier.js';
+import { pausedWarning } from '../crawl/throttle.js';
 import type { SharedPace } from '../crawl/throttle.js';
 import type { Politeness } from '../crawl/politeness.js';
 import { MemoryFrontier } from '../crawl/memory-frontier.js';
@@ -71,6 +72,16 @@ export class CrawlJobs {
   async warning(jobId: string): Promise<string | null> {
     const here = this.crawls.get(jobId)?.warning() ?? null;
     return here ?? (await this.deps.fleet?.crawlWarning(jobId).catch(() => null)) ?? null;
+  }
+
+  /**
+   * A crawl's hosts warning: while it runs, from its run here or the fleet's workers; once it ended, its paused
+   * hosts from its errors (whichever process paused them).
+   */
+  async hostsWarning(job: JobRecord): Promise<string | null> {
+    if (job.state === 'scraping') return this.warning(job.id);
+    if (job.kind !== 'crawl' && job.kind !== 'batch_scrape') return null;
+    return pausedWarning(await this.deps.store().errors(job.id));
   }
 
   /** Crawls a stored job until its frontier is done or `signal` aborts (`fresh`: not resumed). */

@@ -32,6 +32,11 @@ export interface Fleet {
   setCrawlWarning(jobId: string, share: string, warning: string | null, ttlMs: number): Promise<void>;
   /** The warnings of the crawl's shares that still hold, each once. */
   crawlWarning(jobId: string): Promise<string | null>;
+  /**
+   * Runs `work` while no other process of the fleet runs work under `key` (a lease in Redis, long enough for a
+   * read-then-write such as an agent thread's next turn; a dead holder's runs out).
+   */
+  exclusive<T>(key: string, work: () => Promise<T>): Promise<T>;
   /** Queued shares being worked and waiting for a worker, across the fleet. */
   queueCounts(): Promise<{ active: number; waiting: number }>;
   /** The ids of the jobs a share of which is being worked now, across the fleet. */

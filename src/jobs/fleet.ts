@@ -6,12 +6,17 @@ import type { JobRecord } from './stores/job-store.js';
 import { RedisBudget, RedisPace, RedisPoliteness, redisNow } from './stores/redis-crawl-state.js';
 import { RedisFrontier } from './stores/redis-frontier.js';
 import { jobsKey } from './stores/redis-job-places.js';
+import { ServiceBusyError } from '../errors.js';
 import type { Logger } from '../lib/logger.js';
+import { sleep } from '../lib/sleep.js';
 import type { CrawlSpec } from './crawl-run.js';
 import type { Fleet, SharedCrawlState } from './fleet-port.js';
 
 const QUEUE = 'pagewright-jobs';
 const WORKERS = 'pw:workers';
+/** How long a fleet-wide lock is held at most (its holder died), and how long a caller waits for one. */
+const LOCK_LEASE_MS = 30_000;
+const LOCK_WAIT_MS = 10_000;
 const HEARTBEAT_MS = 3000;
 /** A second share of a job this process already works waits this long for another worker, this many times. */
 const SPREAD_DELAY_MS = 250;
@@ -174,6 +179,29 @@ export class BullFleet implements Fleet {
       lanes: Math.max(1, Math.ceil(spec.concurrency / this.sharesOf(job))),
       release: () => frontier.close(),
     };
+  }
+
+  async exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+    const lock = `pw:lock:${key}`;
+    const token = randomUUID();
+    const until = Date.now() + LOCK_WAIT_MS;
+    while ((await this.redis.set(lock, token, 'PX', LOCK_LEASE_MS, 'NX')) !== 'OK') {
+      if (Date.now() > until) throw new ServiceBusyError(`${key} is busy in another process; try again`);
+      await sleep(50);
+    }
+    try {
+      return await work();
+    } finally {
+      // Only this holder's lease: one that ran out and was taken by another process stays theirs.
+      await this.redis
+        .eval(
+          "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0",
+          1,
+          lock,
+          token,
+        )
+        .catch(() => undefined);
+    }
   }
 
   /** One field per share (its text and until when it holds): a share never overwrites another's hosts. */

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Frontier } from '../crawl/frontier.js';
 import { JobFinishedError, NotFoundError, StoreUnavailableError, toAppError } from '../errors.js';
 import type { JobKind, JobRecord, JobStore, NewJob, OwnerFilter, RecentFilter } from './stores/job-store.js';
-import { pausedWarning } from '../crawl/throttle.js';
 import { FINAL_STATES } from './stores/job-store.js';
 import { MemoryJobStore } from './stores/memory-job-store.js';
 import { Gate } from '../lib/gate.js';
@@ -199,6 +198,11 @@ export class JobManager {
     return this.store.recent(limit, filter);
   }
 
+  /** Runs `work` alone under `key` across the fleet; in one process, as it comes (callers serialize there). */
+  exclusive<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.deps.fleet ? this.deps.fleet.exclusive(key, work) : work();
+  }
+
   /** Worker processes alive in the fleet; null when this process works the jobs itself. */
   async workers(): Promise<number | null> {
     return this.deps.fleet ? this.deps.fleet.workersAlive() : null;
@@ -210,12 +214,7 @@ export class JobManager {
    * process, that it waits for one.
    */
   async warningFor(job: JobRecord): Promise<string | null> {
-    // A finished crawl's paused hosts are read from its errors, whichever process paused them.
-    const finished = job.kind === 'crawl' || job.kind === 'batch_scrape' ? job.id : null;
-    const throttled =
-      job.state === 'scraping'
-        ? await this.crawls.warning(job.id)
-        : finished && pausedWarning(await this.store.errors(finished));
+    const throttled = await this.crawls.hostsWarning(job);
     const parts = [(job.request as { warning?: string } | null)?.warning, throttled].filter(Boolean);
     const ignored = parts.length > 0 ? parts.join('. ') : null;
     if (!this.deps.fleet || job.state !== 'scraping') return ignored;

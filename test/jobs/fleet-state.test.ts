@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
 import { HostThrottle } from '../../src/crawl/throttle.js';
+import { BullFleet } from '../../src/jobs/fleet.js';
 import { RedisPace } from '../../src/jobs/stores/redis-crawl-state.js';
 import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
 import type { RedisServer } from '../fixtures/redis.js';
@@ -49,5 +50,44 @@ test(
     other.answered(host, 200, null);
     await other.synced();
     assert.equal(other.inFlightFor(host), 8);
+  },
+);
+
+test(
+  'exclusive: work under one key runs in one process of the fleet at a time; other keys do not wait',
+  { skip: redisAvailable ? false : REDIS_MISSING },
+  async () => {
+    const options = {
+      redisUrl: server!.url,
+      concurrency: 0,
+      shares: 1,
+      stalledMs: 30_000,
+      leaseMs: 60_000,
+      hostConcurrency: 4,
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+    };
+    const fleets = [new BullFleet(options), new BullFleet(options)];
+    try {
+      let inside = 0;
+      let most = 0;
+      const turn = (fleet: BullFleet, key: string) =>
+        fleet.exclusive(key, async () => {
+          most = Math.max(most, ++inside);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          inside--;
+        });
+      await Promise.all([1, 2, 3, 4].map((i) => turn(fleets[i % 2]!, 'agent-thread:t1')));
+      assert.equal(most, 1, 'one holder at a time across both processes');
+      most = 0;
+      await Promise.all([turn(fleets[0]!, 'agent-thread:a'), turn(fleets[1]!, 'agent-thread:b')]);
+      assert.equal(most, 2, 'two threads at once');
+      await assert.rejects(
+        fleets[0]!.exclusive('k', () => Promise.reject(new Error('failed inside'))),
+        /failed inside/,
+      );
+      await fleets[1]!.exclusive('k', async () => undefined); // the failed holder's lease was given back
+    } finally {
+      await Promise.all(fleets.map((f) => f.close()));
+    }
   },
 );
