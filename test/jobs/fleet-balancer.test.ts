@@ -16,10 +16,15 @@ import type { RoundRobin } from '../fixtures/round-robin.js';
 import { spawnService } from '../fixtures/service-process.js';
 import { noChromium } from '../fixtures/session-service.js';
 import { until } from '../fixtures/until.js';
+import { startFactsSite } from '../fixtures/sites/facts-site.js';
+import { startLlmStub } from '../fixtures/llm-stub.js';
+import { startSearchStub } from '../fixtures/search-stub.js';
+import { FACTS_SCHEMA, messagesOf, researchScript } from '../agent/script.js';
 
 /**
- * Two API processes on one Redis behind a round-robin balancer, driven through the balancer only: every call
- * and socket of a browser session reaches the process that holds it, whichever process the balancer picks.
+ * Two API processes on one Redis (each working jobs too) behind a round-robin balancer, driven through the
+ * balancer only: every call and socket of a browser session reaches the process that holds it, whichever
+ * process the balancer picks; an agent thread goes on from either; a monitor patched mid-check keeps both.
  */
 const KEY = 'fleet-session-key';
 const auth = { authorization: `Bearer ${KEY}` };
@@ -31,19 +36,38 @@ interface SessionShown {
   endCause?: string | null;
 }
 
-describe('browser sessions behind a load balancer', { skip }, () => {
+describe('a fleet behind a load balancer: browser sessions, agent threads, monitors', { skip }, () => {
   let redis: RedisServer;
   let balancer: RoundRobin;
   let site: string;
   let closeSite: () => void;
+  let facts: Awaited<ReturnType<typeof startFactsSite>>;
+  let search: Awaited<ReturnType<typeof startSearchStub>>;
+  let llm: Awaited<ReturnType<typeof startLlmStub>>;
   const processes: ChildProcess[] = [];
   const dirs: string[] = [];
 
   before(async () => {
     redis = await startRedis();
-    const page = createServer((_req, res) =>
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Fleet page</title><h1>Reached</h1>'),
-    );
+    let version = 0;
+    const page = createServer((req, res) => {
+      // A page a monitor's check takes a while to read, changing at each read.
+      if (req.url === '/slow') {
+        setTimeout(
+          () => res.writeHead(200, { 'content-type': 'text/html' }).end(`<h1>v${++version}</h1>`),
+          1500,
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<title>Fleet page</title><h1>Reached</h1>');
+    });
+    facts = await startFactsSite();
+    search = await startSearchStub();
+    search.hits = [
+      { title: 'Acme history', url: `${facts.url}/founder`, snippet: 'Acme Rockets was founded in 1999' },
+      { title: 'Acme offices', url: `${facts.url}/hq`, snippet: 'The headquarters of Acme Rockets' },
+    ];
+    llm = await startLlmStub();
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     site = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     closeSite = () => page.close();
@@ -54,7 +78,12 @@ describe('browser sessions behind a load balancer', { skip }, () => {
       processes.push(
         await spawnService(dir, port, {
           REDIS_URL: redis.url,
-          WORKERS: '0',
+          // Both API processes work jobs too (agent runs, monitor checks), as a small fleet runs.
+          WORKERS: '2',
+          OPENAI_BASE_URL: llm.url,
+          MODEL_NAME: 'stub-model',
+          SEARXNG_URL: `${search.url}/searxng`,
+          MIN_MONITOR_INTERVAL_SECONDS: '1',
           API_KEYS: KEY,
           FLEET_SECRET: 'fleet-test-secret',
           ADVERTISE_URL: `http://127.0.0.1:${port}`,
@@ -69,6 +98,7 @@ describe('browser sessions behind a load balancer', { skip }, () => {
     for (const child of processes) if (child.exitCode === null) child.kill('SIGKILL');
     await balancer?.close();
     closeSite?.();
+    await Promise.all([facts?.close(), search?.close(), llm?.close()]);
     await redis?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
@@ -148,6 +178,63 @@ describe('browser sessions behind a load balancer', { skip }, () => {
       assert.equal(stranger.status, 401);
     }
     assert.equal((await call('DELETE', `/v2/browser/${id}`)).status, 200);
+  });
+
+  test('an agent run and its thread follow-up, each call through either process', async () => {
+    const fc = new Firecrawl({ apiKey: KEY, apiUrl: balancer.url });
+    const ended = (id: string) =>
+      until(
+        () => fc.getAgentStatus(id),
+        (s) => s.status !== 'processing',
+      );
+    llm.reply = researchScript(facts.url);
+    const first = await fc.startAgent({ prompt: 'Who founded Acme Rockets?', schema: FACTS_SCHEMA });
+    assert.equal((await ended(first.id)).status, 'completed');
+    llm.reply = (req) =>
+      messagesOf(req).some((m) => m.role === 'assistant' && /Jane Doe/.test(m.content ?? ''))
+        ? { toolCalls: [{ name: 'final_answer', arguments: { message: 'Jane Doe founded it in 1999.' } }] }
+        : { text: 'I do not know.' };
+    const second = await fc.startAgent({
+      prompt: 'In one sentence?',
+      threadId: first.threadId,
+      mode: 'chat',
+    });
+    assert.equal(second.threadTurn, 2);
+    const answer = await ended(second.id);
+    assert.equal(answer.message, 'Jane Doe founded it in 1999.', answer.error);
+    const thread = await fc.getAgentThread(first.threadId!);
+    assert.deepEqual(
+      thread.thread!.runs.map((r) => [r.turn, r.status]),
+      [
+        [1, 'succeeded'],
+        [2, 'succeeded'],
+      ],
+    );
+  });
+
+  test('a monitor patched while its check is in flight keeps both the change and the check', async () => {
+    const fc = new Firecrawl({ apiKey: KEY, apiUrl: balancer.url });
+    const monitor = await fc.createMonitor({
+      name: 'slow page',
+      schedule: { text: 'daily at 9am', timezone: 'Europe/Lisbon' },
+      targets: [{ type: 'scrape', urls: [`${site}/slow`] }],
+    });
+    const run = await fc.runMonitor(monitor.id);
+    await until(
+      () => fc.getMonitorCheck(monitor.id, run.id),
+      (c) => c.status === 'running',
+    );
+    const patched = await fc.updateMonitor(monitor.id, { name: 'renamed while checking' });
+    assert.equal(patched.name, 'renamed while checking');
+    const check = await until(
+      () => fc.getMonitorCheck(monitor.id, run.id),
+      (c) => c.status !== 'queued' && c.status !== 'running',
+    );
+    assert.equal(check.status, 'completed');
+    const after = await fc.getMonitor(monitor.id);
+    assert.equal(after.name, 'renamed while checking', 'the PATCH survived the check finishing');
+    assert.deepEqual(after.lastCheckSummary, check.summary, 'the check survived the PATCH');
+    assert.equal(check.pages.length, 1, 'its page listed once');
   });
 
   test('kill -9 of the holding process ends its session: 410 with the cause from the process left', async () => {
