@@ -44,11 +44,15 @@ export interface HeldHost {
 export interface SharedPace {
   /** Applies one answer (`throttled`: a 429 or 503) to the host's shared pace; answers the pace now. */
   answered(host: string, throttled: boolean, maxInFlight: number): Promise<Pace>;
+  /** The host is paused for the crawl: for every worker, from their next answer of it on. */
+  pause(host: string): Promise<void>;
 }
 
 export interface Pace {
   inFlight: number;
   addedDelayMs: number;
+  /** A worker paused the host for the crawl. */
+  paused: boolean;
 }
 
 /** The AIMD of `answered` as numbers, shared with the Redis script that applies it for a fleet. */
@@ -77,9 +81,19 @@ export class HostThrottle {
 
   private share(host: string, throttled: boolean): void {
     if (!this.shared) return;
-    const done = this.shared
-      .answered(host, throttled, this.maxInFlight)
-      .then((pace) => void Object.assign(this.state(host), pace))
+    this.track(
+      this.shared.answered(host, throttled, this.maxInFlight).then((pace) => {
+        const state = this.state(host);
+        state.inFlight = pace.inFlight;
+        state.addedDelayMs = pace.addedDelayMs;
+        // A pause is never taken back: this worker's own stands until Redis has it too.
+        if (pace.paused) state.paused = true;
+      }),
+    );
+  }
+
+  private track(work: Promise<void>): void {
+    const done = work
       // Redis away: this worker's own pace stands until it answers again.
       .catch(() => undefined)
       .finally(() => this.syncing.delete(done));
@@ -156,6 +170,7 @@ export class HostThrottle {
       return false;
     }
     state.paused = true;
+    if (this.shared) this.track(this.shared.pause(host));
     return true;
   }
 

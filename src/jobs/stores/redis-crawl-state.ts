@@ -58,7 +58,7 @@ return 0`;
  * One answer applied to a crawl's host pace, as HostThrottle.answered does (crawl/throttle.ts, PACE_STEPS): a
  * throttle halves the requests in flight and doubles the added delay (from `first` up to `most`); a success
  * halves the delay and, every `step` successes, gives one more request in flight up to `max`. KEYS: the pace.
- * ARGV: throttled ('1' or '0'), max, first, most, step. Answers {inFlight, addedDelayMs}.
+ * ARGV: throttled ('1' or '0'), max, first, most, step. Answers {inFlight, addedDelayMs, paused (1 or 0)}.
  */
 const PACE = `
 local max, first, most, step = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -80,7 +80,7 @@ else
 end
 redis.call('HSET', KEYS[1], 'inFlight', inFlight, 'delay', delay, 'successes', successes)
 redis.call('PEXPIRE', KEYS[1], 86400000)
-return {inFlight, delay}`;
+return {inFlight, delay, tonumber(redis.call('HGET', KEYS[1], 'paused') or '0')}`;
 
 function define(redis: Redis): void {
   redis.defineCommand('pwHostPace', { numberOfKeys: 1, lua: PACE });
@@ -219,7 +219,10 @@ export class RedisPoliteness implements Politeness {
   }
 }
 
-/** A crawl's pace per host for the whole fleet: every worker's 429s slow the host down for all of them. */
+/**
+ * A crawl's pace per host for the whole fleet: every worker's 429s slow the host down for all of them, and a
+ * host one worker paused is paused for all.
+ */
 export class RedisPace implements SharedPace {
   constructor(
     private readonly redis: Redis,
@@ -230,16 +233,25 @@ export class RedisPace implements SharedPace {
 
   async answered(host: string, throttled: boolean, maxInFlight: number): Promise<Pace> {
     const { firstAddedDelayMs, maxAddedDelayMs, successesPerStep } = PACE_STEPS;
-    const [inFlight, addedDelayMs] = (await run(
+    const [inFlight, addedDelayMs, paused] = (await run(
       this.redis,
       'pwHostPace',
-      `pw:job:${this.jobId}:pace:${host}`,
+      this.key(host),
       throttled ? '1' : '0',
       maxInFlight,
       firstAddedDelayMs,
       maxAddedDelayMs,
       successesPerStep,
-    )) as [number, number];
-    return { inFlight, addedDelayMs };
+    )) as [number, number, number];
+    return { inFlight, addedDelayMs, paused: paused === 1 };
+  }
+
+  async pause(host: string): Promise<void> {
+    const key = this.key(host);
+    await this.redis.multi().hset(key, 'paused', '1').pexpire(key, 86_400_000).exec();
+  }
+
+  private key(host: string): string {
+    return `pw:job:${this.jobId}:pace:${host}`;
   }
 }
