@@ -15,6 +15,7 @@ import {
   FACTS,
   FACTS_SCHEMA,
   agentTurns,
+  followUpFromHistory,
   messagesOf,
   researchScript,
   toolAnswers,
@@ -127,12 +128,7 @@ describe('the research agent (/v2/agent)', () => {
     llm.reply = researchScript(site.url);
     const first = await fc.startAgent({ prompt: 'Who founded Acme Rockets?', schema: FACTS_SCHEMA });
     assert.equal((await ended(first.id)).status, 'completed');
-    llm.reply = (req) => {
-      const history = messagesOf(req).find((m) => m.role === 'assistant' && /Jane Doe/.test(m.content ?? ''));
-      return history
-        ? { toolCalls: [{ name: 'final_answer', arguments: { message: 'Jane Doe founded it in 1999.' } }] }
-        : { text: 'I do not know.' };
-    };
+    llm.reply = followUpFromHistory;
     const second = await fc.startAgent({
       prompt: 'In one sentence?',
       threadId: first.threadId,

@@ -50,3 +50,12 @@ export function researchScript(site: string) {
     }
   };
 }
+
+/**
+ * A chat follow-up on a thread whose first run found FACTS: it answers from the thread's history, and says it does
+ * not know when the history is not in the conversation.
+ */
+export const followUpFromHistory = (req: LlmRequest): StubReply =>
+  messagesOf(req).some((m) => m.role === 'assistant' && /Jane Doe/.test(m.content ?? ''))
+    ? { toolCalls: [{ name: 'final_answer', arguments: { message: 'Jane Doe founded it in 1999.' } }] }
+    : { text: 'I do not know.' };

@@ -19,7 +19,7 @@ import { until } from '../fixtures/until.js';
 import { startFactsSite } from '../fixtures/sites/facts-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
-import { FACTS_SCHEMA, messagesOf, researchScript } from '../agent/script.js';
+import { FACTS_SCHEMA, followUpFromHistory, researchScript } from '../agent/script.js';
 
 /**
  * Two API processes on one Redis (each working jobs too) behind a round-robin balancer, driven through the
@@ -190,10 +190,7 @@ describe('a fleet behind a load balancer: browser sessions, agent threads, monit
     llm.reply = researchScript(facts.url);
     const first = await fc.startAgent({ prompt: 'Who founded Acme Rockets?', schema: FACTS_SCHEMA });
     assert.equal((await ended(first.id)).status, 'completed');
-    llm.reply = (req) =>
-      messagesOf(req).some((m) => m.role === 'assistant' && /Jane Doe/.test(m.content ?? ''))
-        ? { toolCalls: [{ name: 'final_answer', arguments: { message: 'Jane Doe founded it in 1999.' } }] }
-        : { text: 'I do not know.' };
+    llm.reply = followUpFromHistory;
     const second = await fc.startAgent({
       prompt: 'In one sentence?',
       threadId: first.threadId,
