@@ -11,7 +11,7 @@ import { CHROMIUM_TLS_PROFILE } from './chromium-tls-profile.js';
 type Wreq = typeof WreqModule;
 
 /** One hop's answer: status, headers as a Node client gives them (set-cookie a list), the body still on the wire. */
-export interface TlsHop {
+export interface Hop {
   statusCode: number;
   headers: Record<string, string | string[]>;
   body: Readable;
@@ -72,7 +72,7 @@ export class ChromiumTls {
     }
   }
 
-  async request(url: URL, req: TlsRequest): Promise<TlsHop> {
+  async request(url: URL, req: TlsRequest): Promise<Hop> {
     const host = await this.hostTransport(url, req.skipTlsVerification === true);
     try {
       const response = await this.wreq.fetch(url, {

@@ -16,7 +16,7 @@ import type { Proxies } from '../lib/proxy-route.js';
 import type { WebBotAuth } from '../lib/web-bot-auth.js';
 import { assertTargetAllowed, guardedLookup } from '../lib/ssrf-guard.js';
 import type { GuardOptions } from '../lib/ssrf-guard.js';
-import type { ChromiumTls, TlsHop } from './chromium-tls.js';
+import type { ChromiumTls, Hop } from './chromium-tls.js';
 import type { Identity } from './identity.js';
 import { navigationHeaders } from './navigation-headers.js';
 import type { Engine, FetchRequest, FetchedPage } from './types.js';
@@ -118,8 +118,8 @@ export class HttpEngine implements Engine {
     req: FetchRequest,
     deadline: Deadline,
     protocol: 'http/1.1' | 'h2',
-    through: (options: SendOptions) => Promise<TlsHop>,
-  ): Promise<TlsHop> {
+    through: (options: SendOptions) => Promise<Hop>,
+  ): Promise<Hop> {
     const { desktop, mobile } = await this.options.identity.personas();
     const own = { ...req.headers };
     const jarCookies = req.cookies?.cookieHeader(url);
@@ -155,7 +155,7 @@ interface SendOptions {
 }
 
 /** An undici answer in the shape every hop has. */
-function undiciHop(response: Dispatcher.ResponseData): TlsHop {
+function undiciHop(response: Dispatcher.ResponseData): Hop {
   return {
     statusCode: response.statusCode,
     headers: response.headers as Record<string, string | string[]>,
