@@ -44,8 +44,10 @@ export interface HeldHost {
 export interface SharedPace {
   /** Applies one answer (`throttled`: a 429 or 503) to the host's shared pace; answers the pace now. */
   answered(host: string, throttled: boolean, maxInFlight: number): Promise<Pace>;
-  /** The host is paused for the crawl: for every worker, from their next answer of it on. */
+  /** The host is paused for the crawl: for every worker, before their next request to it. */
   pause(host: string): Promise<void>;
+  /** Whether a worker paused the host for the crawl. */
+  paused(host: string): Promise<boolean>;
 }
 
 export interface Pace {
@@ -176,6 +178,19 @@ export class HostThrottle {
 
   isPaused(host: string): boolean {
     return this.hosts.get(host)?.paused ?? false;
+  }
+
+  /**
+   * Whether the host is paused here or by another worker of the fleet: asked before each page is fetched, so
+   * that a pause reaches every worker before its next request, not after its next answer.
+   */
+  async isPausedAnywhere(host: string): Promise<boolean> {
+    if (this.isPaused(host)) return true;
+    if (!this.shared) return false;
+    // Redis away: this worker's own pace stands until it answers again.
+    const paused = await this.shared.paused(host).catch(() => false);
+    if (paused) this.state(host).paused = true;
+    return paused;
   }
 
   /** Hosts held by a Retry-After now. */

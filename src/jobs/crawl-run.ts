@@ -316,7 +316,7 @@ export class CrawlRun {
     const before = item.attempts ?? 0;
     // A resumed (or shared) crawl: a page whose document was stored meanwhile is not fetched again.
     if ((this.resumed || item.retry) && (await this.sink.stored?.(item.url))) return 'done';
-    if (this.throttle.isPaused(url.host)) {
+    if (await this.throttle.isPausedAnywhere(url.host)) {
       // Not claimed against the limit: the rest of the limit goes to hosts that answer.
       await this.budget.skip(item.url);
       this.skipped.hostPaused++;

@@ -251,6 +251,10 @@ export class RedisPace implements SharedPace {
     await this.redis.multi().hset(key, 'paused', '1').pexpire(key, 86_400_000).exec();
   }
 
+  async paused(host: string): Promise<boolean> {
+    return (await this.redis.hget(this.key(host), 'paused')) === '1';
+  }
+
   private key(host: string): string {
     return `pw:job:${this.jobId}:pace:${host}`;
   }
