@@ -44,6 +44,11 @@ export interface HeldHost {
 export interface SharedPace {
   /** Applies one answer (`throttled`: a 429 or 503) to the host's shared pace; answers the pace now. */
   answered(host: string, throttled: boolean, maxInFlight: number): Promise<Pace>;
+  /**
+   * One page's final outcome (`refused`: 403 or 429) in the host's window of the fleet's last outcomes, which
+   * pauses the host when most of a full window was refused; answers whether the host is paused.
+   */
+  settled(host: string, refused: boolean): Promise<boolean>;
   /** The host is paused for the crawl: for every worker, before their next request to it. */
   pause(host: string): Promise<void>;
   /** Whether a worker paused the host for the crawl. */
@@ -62,6 +67,9 @@ export const PACE_STEPS = {
   firstAddedDelayMs: FIRST_ADDED_DELAY_MS,
   maxAddedDelayMs: MAX_ADDED_DELAY_MS,
   successesPerStep: SUCCESSES_PER_STEP,
+  outcomeWindow: OUTCOME_WINDOW,
+  /** A full window with more refusals than this pauses the host. */
+  mostRefused: Math.floor(OUTCOME_WINDOW * REFUSED_SHARE),
 };
 
 export class HostThrottle {
@@ -165,10 +173,23 @@ export class HostThrottle {
    */
   settled(host: string, status: number | null): boolean {
     const state = this.state(host);
-    state.outcomes.push(status !== null && REFUSALS.has(status));
+    const refused = status !== null && REFUSALS.has(status);
+    // The fleet's window decides too: two workers each seeing half of a refusing host's pages pause it together.
+    if (this.shared) {
+      this.track(
+        this.shared.settled(host, refused).then((paused) => {
+          if (paused) state.paused = true;
+        }),
+      );
+    }
+    state.outcomes.push(refused);
     if (state.outcomes.length > OUTCOME_WINDOW) state.outcomes.shift();
-    const refused = state.outcomes.filter(Boolean).length;
-    if (state.paused || state.outcomes.length < OUTCOME_WINDOW || refused <= OUTCOME_WINDOW * REFUSED_SHARE) {
+    const refusals = state.outcomes.filter(Boolean).length;
+    if (
+      state.paused ||
+      state.outcomes.length < OUTCOME_WINDOW ||
+      refusals <= OUTCOME_WINDOW * REFUSED_SHARE
+    ) {
       return false;
     }
     state.paused = true;

@@ -52,6 +52,15 @@ test(
     assert.equal(b.isPaused(host), false, 'worker b has had no answer of the host since');
     assert.equal(await b.isPausedAnywhere(host), true, 'worker b does not fetch the paused host again');
     assert.equal(b.isPaused(host), true);
+    // Two workers that each saw only half of a refusing host's pages pause it together.
+    const c = new HostThrottle(8, Date.now, new RedisPace(redis!, 'job-halves'));
+    const d = new HostThrottle(8, Date.now, new RedisPace(redis!, 'job-halves'));
+    for (let i = 0; i < 11; i++) {
+      c.settled(host, 403);
+      d.settled(host, 403);
+    }
+    await Promise.all([c.synced(), d.synced()]);
+    assert.equal(c.isPaused(host) && d.isPaused(host), true, 'eleven refusals each: paused for both');
     // Another crawl's pace of the same host is its own.
     const other = new HostThrottle(8, Date.now, new RedisPace(redis!, 'job-other'));
     other.answered(host, 200, null);

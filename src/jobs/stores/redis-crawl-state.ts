@@ -82,8 +82,27 @@ redis.call('HSET', KEYS[1], 'inFlight', inFlight, 'delay', delay, 'successes', s
 redis.call('PEXPIRE', KEYS[1], 86400000)
 return {inFlight, delay, tonumber(redis.call('HGET', KEYS[1], 'paused') or '0')}`;
 
+/**
+ * One page's final outcome in a host's window of the crawl's last outcomes (a string of '1' refused, '0' not),
+ * pausing the host when a full window holds more refusals than allowed. KEYS: the host's pace. ARGV: refused
+ * ('1' or '0'), the window, the most refusals allowed. Answers 1 when the host is paused.
+ */
+const SETTLED = `
+local window = tonumber(ARGV[2])
+local outcomes = (redis.call('HGET', KEYS[1], 'outcomes') or '') .. ARGV[1]
+if #outcomes > window then outcomes = string.sub(outcomes, -window) end
+redis.call('HSET', KEYS[1], 'outcomes', outcomes)
+redis.call('PEXPIRE', KEYS[1], 86400000)
+if redis.call('HGET', KEYS[1], 'paused') == '1' then return 1 end
+if #outcomes < window then return 0 end
+local _, refused = string.gsub(outcomes, '1', '')
+if refused <= tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], 'paused', '1')
+return 1`;
+
 function define(redis: Redis): void {
   redis.defineCommand('pwHostPace', { numberOfKeys: 1, lua: PACE });
+  redis.defineCommand('pwHostSettled', { numberOfKeys: 1, lua: SETTLED });
   redis.defineCommand('pwHostHold', { numberOfKeys: 1, lua: HOLD });
   redis.defineCommand('pwHostStart', { numberOfKeys: 2, lua: START });
   redis.defineCommand('pwBudgetTake', { numberOfKeys: 1, lua: TAKE });
@@ -244,6 +263,19 @@ export class RedisPace implements SharedPace {
       successesPerStep,
     )) as [number, number, number];
     return { inFlight, addedDelayMs, paused: paused === 1 };
+  }
+
+  async settled(host: string, refused: boolean): Promise<boolean> {
+    const { outcomeWindow, mostRefused } = PACE_STEPS;
+    const paused = await run(
+      this.redis,
+      'pwHostSettled',
+      this.key(host),
+      refused ? '1' : '0',
+      outcomeWindow,
+      mostRefused,
+    );
+    return paused === 1;
   }
 
   async pause(host: string): Promise<void> {
