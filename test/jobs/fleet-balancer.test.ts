@@ -1,34 +1,36 @@
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import Firecrawl from '@mendable/firecrawl-js';
 import { chromium } from 'playwright-core';
-import { freePort } from '../fixtures/free-port.js';
-import { REDIS_MISSING, redisAvailable, startRedis } from '../fixtures/redis.js';
-import type { RedisServer } from '../fixtures/redis.js';
-import { startRoundRobin } from '../fixtures/round-robin.js';
-import type { RoundRobin } from '../fixtures/round-robin.js';
-import { spawnService } from '../fixtures/service-process.js';
+import { startBalancedFleet } from '../fixtures/balanced-fleet.js';
+import type { BalancedFleet } from '../fixtures/balanced-fleet.js';
+import { startTestProxy } from '../fixtures/proxy-server.js';
+import type { TestProxy } from '../fixtures/proxy-server.js';
+import { REDIS_MISSING, redisAvailable } from '../fixtures/redis.js';
 import { noChromium } from '../fixtures/session-service.js';
 import { until } from '../fixtures/until.js';
+import { startCrawlSite } from '../fixtures/sites/crawl-site.js';
 import { startFactsSite } from '../fixtures/sites/facts-site.js';
+import { startFlakySite } from '../fixtures/sites/flaky-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { FACTS_SCHEMA, followUpFromHistory, researchScript } from '../agent/script.js';
 
 /**
- * Two API processes on one Redis (each working jobs too) behind a round-robin balancer, driven through the
- * balancer only: every call and socket of a browser session reaches the process that holds it, whichever
- * process the balancer picks; an agent thread goes on from either; a monitor patched mid-check keeps both.
+ * Redis, two API processes, two workers and a round-robin balancer in front, driven through the balancer only:
+ * every call and socket of a browser session reaches the process that holds it, whichever process the balancer
+ * picks; an agent thread goes on from either; a monitor patched mid-check keeps both; a crawl's proxies, host
+ * pauses and politeness are the fleet's, not a worker's.
  */
 const KEY = 'fleet-session-key';
 const auth = { authorization: `Bearer ${KEY}` };
 const skip = !redisAvailable ? REDIS_MISSING : noChromium;
+/** Spacing of request starts to one host (CRAWL_MIN_DELAY_MS) for the whole fleet. */
+const DELAY = 100;
 
 interface SessionShown {
   id: string;
@@ -36,19 +38,17 @@ interface SessionShown {
   endCause?: string | null;
 }
 
-describe('a fleet behind a load balancer: browser sessions, agent threads, monitors', { skip }, () => {
-  let redis: RedisServer;
-  let balancer: RoundRobin;
+describe('a fleet behind a load balancer: sessions, agent threads, monitors, crawls', { skip }, () => {
+  let fleet: BalancedFleet;
+  let balancer: BalancedFleet['balancer'];
   let site: string;
   let closeSite: () => void;
   let facts: Awaited<ReturnType<typeof startFactsSite>>;
   let search: Awaited<ReturnType<typeof startSearchStub>>;
   let llm: Awaited<ReturnType<typeof startLlmStub>>;
-  const processes: ChildProcess[] = [];
-  const dirs: string[] = [];
+  let proxies: TestProxy[] = [];
 
   before(async () => {
-    redis = await startRedis();
     let version = 0;
     const page = createServer((req, res) => {
       // A page a monitor's check takes a while to read, changing at each read.
@@ -68,39 +68,31 @@ describe('a fleet behind a load balancer: browser sessions, agent threads, monit
       { title: 'Acme offices', url: `${facts.url}/hq`, snippet: 'The headquarters of Acme Rockets' },
     ];
     llm = await startLlmStub();
+    proxies = [await startTestProxy(), await startTestProxy()];
     await new Promise<void>((resolve) => page.listen(0, '127.0.0.1', resolve));
     site = `http://127.0.0.1:${(page.address() as AddressInfo).port}`;
     closeSite = () => page.close();
-    const ports = [await freePort(), await freePort()];
-    for (const port of ports) {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'fleet-session-'));
-      dirs.push(dir);
-      processes.push(
-        await spawnService(dir, port, {
-          REDIS_URL: redis.url,
-          // Both API processes work jobs too (agent runs, monitor checks), as a small fleet runs.
-          WORKERS: '2',
-          OPENAI_BASE_URL: llm.url,
-          MODEL_NAME: 'stub-model',
-          SEARXNG_URL: `${search.url}/searxng`,
-          MIN_MONITOR_INTERVAL_SECONDS: '1',
-          API_KEYS: KEY,
-          FLEET_SECRET: 'fleet-test-secret',
-          ADVERTISE_URL: `http://127.0.0.1:${port}`,
-          MAX_BROWSER_SESSIONS: '2',
-        }),
-      );
-    }
-    balancer = await startRoundRobin(ports);
+    fleet = await startBalancedFleet(
+      {
+        OPENAI_BASE_URL: llm.url,
+        MODEL_NAME: 'stub-model',
+        SEARXNG_URL: `${search.url}/searxng`,
+        MIN_MONITOR_INTERVAL_SECONDS: '1',
+        API_KEYS: KEY,
+        MAX_BROWSER_SESSIONS: '2',
+        CRAWL_MIN_DELAY_MS: String(DELAY),
+        // Only crawls that ask for them (`proxy: "stealth"`) go through the proxies.
+        STEALTH_PROXY_URLS: proxies.map((p) => p.url).join(','),
+      },
+      KEY,
+    );
+    balancer = fleet.balancer;
   });
 
   after(async () => {
-    for (const child of processes) if (child.exitCode === null) child.kill('SIGKILL');
-    await balancer?.close();
+    await fleet?.close();
     closeSite?.();
-    await Promise.all([facts?.close(), search?.close(), llm?.close()]);
-    await redis?.close();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    await Promise.all([facts?.close(), search?.close(), llm?.close(), ...proxies.map((p) => p.kill())]);
   });
 
   const call = async (method: string, route: string, body?: unknown) => {
@@ -234,12 +226,99 @@ describe('a fleet behind a load balancer: browser sessions, agent threads, monit
     assert.equal(check.pages.length, 1, 'its page listed once');
   });
 
+  /** A crawl started and polled through the balancer until it ends, with every warning its status showed. */
+  const crawl = async (body: Record<string, unknown>) => {
+    const started = await call('POST', '/v2/crawl', body);
+    assert.equal(started.status, 200, JSON.stringify(started.json));
+    const warnings: string[] = [];
+    const end = await until(
+      async () => (await call('GET', `/v2/crawl/${started.json.id as string}?limit=1`)).json,
+      (status) => {
+        if (typeof status.warning === 'string') warnings.push(status.warning);
+        return status.status !== 'scraping';
+      },
+    );
+    assert.equal(end.status, 'completed', JSON.stringify({ ...end, data: undefined }));
+    return { end, warnings };
+  };
+
+  test('a proxy-rotated crawl over two hosts: each host keeps one proxy whichever worker fetches it, both proxies used', async () => {
+    const hosts = await startCrawlSite({ bare: true, pages: 30 });
+    try {
+      await crawl({
+        url: `http://site.test:${hosts.port}/`,
+        limit: 16,
+        crawlEntireDomain: true,
+        allowSubdomains: true,
+        maxConcurrency: 4,
+        scrapeOptions: { proxy: 'stealth' },
+      });
+      const hostsOf = (carried: string[]) =>
+        new Set(
+          carried
+            .map((line) => new URL(line.split(' ')[1]!).host)
+            .filter((host) => host.endsWith(`:${hosts.port}`)),
+        );
+      const [a, b] = proxies.map((p) => hostsOf(p.carried));
+      assert.ok(a!.size > 0 && b!.size > 0, `both proxies carried: ${[...a!]} / ${[...b!]}`);
+      for (const host of a!) assert.ok(!b!.has(host), `${host} went through one proxy only`);
+      assert.deepEqual(
+        new Set([...a!, ...b!]),
+        new Set([`site.test:${hosts.port}`, `blog.site.test:${hosts.port}`]),
+      );
+    } finally {
+      await hosts.close();
+    }
+  });
+
+  test('a host that refuses most of its pages is paused for every worker, and the status names it', async (t) => {
+    const refusing = await startFlakySite({ mode: '403', pages: 60 });
+    try {
+      const { end, warnings } = await crawl({ url: `${refusing.url}/`, limit: 61, maxConcurrency: 4 });
+      const host = new URL(refusing.url).host;
+      assert.match(
+        String(end.warning),
+        new RegExp(`Paused for this job: ${host.replace('.', '\\.')}`),
+        warnings.join(),
+      );
+      // 20 answers decide the pause; the pages in flight then (maxConcurrency 4 for the fleet) may still land, and
+      // one a worker asked for while the deciding answer was on its way to Redis. Nothing after.
+      const pages = refusing.requests.filter((r) => r.path === '/' || r.path.startsWith('/p/'));
+      t.diagnostic(`pages requested: ${pages.length}`);
+      assert.ok(pages.length <= 26, `${pages.length} pages requested of a paused host`);
+    } finally {
+      await refusing.close();
+    }
+  });
+
+  test("politeness is the fleet's: two workers keep CRAWL_MIN_DELAY_MS between requests at the site, under a CPU hog", async (t) => {
+    const polite = await startCrawlSite({ bare: true, pages: 40 });
+    // Every core busy: timers wake late, and a turn reserved in time is spent late.
+    const hogs = Array.from({ length: availableParallelism() }, () =>
+      spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
+    );
+    t.after(async () => {
+      hogs.forEach((hog) => hog.kill('SIGKILL'));
+      await polite.close();
+    });
+    const start = `http://127.0.0.1:${polite.port}/gen/0`;
+    await crawl({ url: start, limit: 16, crawlEntireDomain: true, maxConcurrency: 4 });
+    const starts = polite.hits
+      .filter((h) => h.path !== '/robots.txt' && !h.path.includes('sitemap'))
+      .map((h) => h.at)
+      .sort((a, b) => a - b);
+    assert.equal(starts.length, 16);
+    const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
+    // Actual starts are spaced on Redis's clock; what is left is when the site's own busy loop notes them.
+    assert.ok(Math.min(...gaps) >= DELAY * 0.9, `gaps between requests: ${gaps.join(', ')} ms`);
+  });
+
   test('kill -9 of the holding process ends its session: 410 with the cause from the process left', async () => {
     const made = await call('POST', '/v2/browser', { ttl: 120 });
     const id = made.json.id as string;
     const listed = await call('GET', '/v2/browser?status=active');
     const mine = (listed.json.sessions as SessionShown[]).find((s) => s.id === id)!;
-    const holder = processes.find((child) => mine.holder.includes(`:${child.pid}:`))!;
+    const holder = fleet.apis.find((child) => mine.holder.includes(`:${child.pid}:`))!;
     assert.ok(holder, `the holder ${mine.holder} is one of the two processes`);
     holder.kill('SIGKILL');
     await until(

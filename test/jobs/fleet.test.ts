@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { availableParallelism } from 'node:os';
 import type { TestContext } from 'node:test';
 import { describe, test } from 'node:test';
 import { Queue } from 'bullmq';
@@ -13,7 +12,6 @@ import { call, json, sleep } from './http.js';
 import type { Json } from './http.js';
 import { startFlakySite } from '../fixtures/sites/flaky-site.js';
 import { freePort } from '../fixtures/free-port.js';
-import { startTestProxy } from '../fixtures/proxy-server.js';
 
 /** The distributed job engine: real Redis, an API process and worker processes, spawned as `npm start` runs them. */
 
@@ -140,67 +138,6 @@ describe(
       const twice = [...counts].filter(([, n]) => n > 1).map(([p]) => p);
       assert.ok(twice.length <= 4, `refetched: ${twice.join(', ')}`);
       for (const p of twice) assert.ok(fetchedBeforeKill.has(p), `${p} was in flight at the kill`);
-    });
-
-    test('politeness holds per host for the whole fleet: two workers keep CRAWL_MIN_DELAY_MS between requests, under a CPU hog', async (t) => {
-      const delay = 100;
-      const fleet = await startFleet(t, {
-        workers: 2,
-        site: { pages: 40 },
-        env: { CRAWL_MIN_DELAY_MS: String(delay) },
-      });
-      // Every core busy: timers wake late, and a turn reserved in time is spent late.
-      const hogs = Array.from({ length: availableParallelism() }, () =>
-        spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }),
-      );
-      t.after(() => hogs.forEach((hog) => hog.kill('SIGKILL')));
-      const start = `http://127.0.0.1:${fleet.site.port}/gen/0`;
-      const { id } = json(
-        await call(`${fleet.api}/v2/crawl`, 'POST', {
-          url: start,
-          limit: 16,
-          crawlEntireDomain: true,
-          maxConcurrency: 4,
-        }),
-      ) as { id: string };
-      assert.equal((await waitForEnd(fleet.api, id)).status, 'completed');
-      const starts = fleet.site.hits
-        .filter((h) => h.path !== '/robots.txt' && !h.path.includes('sitemap'))
-        .map((h) => h.at)
-        .sort((a, b) => a - b);
-      assert.equal(starts.length, 16);
-      const gaps = starts.slice(1).map((at, i) => at - starts[i]!);
-      // Actual starts are spaced on Redis's clock; what is left is when the site's own busy loop notes them.
-      assert.ok(Math.min(...gaps) >= delay * 0.9, `gaps between requests: ${gaps.join(', ')} ms`);
-    });
-
-    test('a proxy-rotated crawl over two hosts: each host keeps one proxy whichever worker fetches it, both proxies used', async (t) => {
-      const proxies = [await startTestProxy(), await startTestProxy()];
-      t.after(() => Promise.all(proxies.map((p) => p.kill())));
-      const fleet = await startFleet(t, {
-        workers: 2,
-        site: { pages: 30 },
-        env: { PROXY_URLS: proxies.map((p) => p.url).join(',') },
-      });
-      const { id } = json(
-        await call(`${fleet.api}/v2/crawl`, 'POST', {
-          url: `http://site.test:${fleet.site.port}/`,
-          limit: 16,
-          crawlEntireDomain: true,
-          allowSubdomains: true,
-          maxConcurrency: 4,
-        }),
-      ) as { id: string };
-      assert.equal((await waitForEnd(fleet.api, id)).status, 'completed');
-      const hostsOf = (carried: string[]) =>
-        new Set(carried.map((line) => new URL(line.split(' ')[1]!).host));
-      const [a, b] = proxies.map((p) => hostsOf(p.carried));
-      assert.ok(a!.size > 0 && b!.size > 0, `both proxies carried: ${[...a!]} / ${[...b!]}`);
-      for (const host of a!) assert.ok(!b!.has(host), `${host} went through one proxy only`);
-      assert.deepEqual(
-        new Set([...a!, ...b!]),
-        new Set([`site.test:${fleet.site.port}`, `blog.site.test:${fleet.site.port}`]),
-      );
     });
 
     test('Redis restarted: acknowledged jobs and documents survive; /health says 503 while it is away', async (t) => {
