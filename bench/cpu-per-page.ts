@@ -1,0 +1,208 @@
+// CPU per page: the built service crawls a site of ~35 KB article pages as a Firecrawl v2 job (embedded SQLite
+// store), with and without onlyMainContent, beside a bare undici loop fetching the same pages with no parsing,
+// alternated in one run. CPU is what the kernel counted for each process tree (every thread: the main thread,
+// content workers, undici) between the start of the crawl and its end; RSS is the tree's, sampled every 100 ms.
+//
+// `tsx bench/cpu-per-page.ts [pages] [repetitions]` (after `npm run build`) prints the table;
+// BENCH_CPU_PROF=DIR writes CPU profiles of the service (its main thread and each content worker) there.
+import { fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import { startArticleSite } from './article-site.js';
+import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
+import { waitForHealth } from './crawl-job.js';
+
+const ROOT = join(import.meta.dirname, '..');
+const CONCURRENCY = 8;
+/** Kernel clock ticks per second (`getconf CLK_TCK`: 100 on Linux). */
+const TICK_MS = 10;
+
+/** The process and its descendants. */
+function tree(pid: number): number[] {
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) {
+    for (const task of safeList(`/proc/${all[i]}/task`)) {
+      const children = safeRead(`/proc/${all[i]}/task/${task}/children`).trim();
+      if (children) all.push(...children.split(' ').map(Number));
+    }
+  }
+  return all;
+}
+
+const safeRead = (file: string): string => {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+};
+const safeList = (dir: string): string[] => {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+};
+
+/** CPU ms (user + system, every thread) of the tree so far. */
+function cpuMs(pids: number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    const stat = safeRead(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    ticks += Number(fields[11] ?? 0) + Number(fields[12] ?? 0);
+  }
+  return ticks * TICK_MS;
+}
+
+/** Resident MB of the tree now. */
+function rssMb(pids: number[]): number {
+  let kb = 0;
+  for (const pid of pids) kb += Number(/VmRSS:\s+(\d+)/.exec(safeRead(`/proc/${pid}/status`))?.[1] ?? 0);
+  return kb / 1024;
+}
+
+export interface PerPage {
+  pages: number;
+  pagesPerSecond: number;
+  cpuMsPerPage: number;
+  peakRssMb: number;
+}
+
+/** Runs `work` while sampling the tree of `pid`: CPU from its start to its end, and the highest RSS. */
+async function measured(pid: number, work: () => Promise<number>): Promise<PerPage> {
+  let peak = rssMb(tree(pid));
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMb(tree(pid)))), 100);
+  const cpuBefore = cpuMs(tree(pid));
+  const started = performance.now();
+  try {
+    const pages = await work();
+    const ms = performance.now() - started;
+    const cpu = cpuMs(tree(pid)) - cpuBefore;
+    peak = Math.max(peak, rssMb(tree(pid)));
+    return { pages, pagesPerSecond: (pages / ms) * 1000, cpuMsPerPage: cpu / pages, peakRssMb: peak };
+  } finally {
+    clearInterval(sampler);
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((resolve) => child.once('exit', resolve));
+}
+
+/** The service crawls `pages` pages from /a/0 as one v2 job; answers the pages it completed. */
+async function serviceRun(pages: number, onlyMainContent: boolean, port: number): Promise<PerPage> {
+  const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-cpu-'));
+  const profile = process.env.BENCH_CPU_PROF;
+  const service = fork(join(ROOT, 'dist/main.js'), [], {
+    execArgv: [...SERVICE_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
+    env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port), DATA_DIR: dataDir },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const site = await startArticleSite(pages);
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHealth(base);
+    return await measured(service.pid!, async () => {
+      const res = await fetch(`${base}/v2/crawl`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          url: `http://127.0.0.1:${site.port}/a/0`,
+          limit: pages,
+          crawlEntireDomain: true,
+          includePaths: ['^/a/'],
+          sitemap: 'skip',
+          maxConcurrency: CONCURRENCY,
+          scrapeOptions: { formats: ['markdown'], onlyMainContent },
+        }),
+      });
+      const { id } = (await res.json()) as { id: string };
+      for (;;) {
+        await new Promise((r) => setTimeout(r, 200));
+        const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
+          status: string;
+          completed: number;
+        };
+        if (status.status !== 'scraping') return status.completed;
+      }
+    });
+  } finally {
+    await stop(service);
+    await site.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** A bare loop in a process of its own: undici fetches every page, `CONCURRENCY` at a time, and reads it. */
+async function bareRun(pages: number): Promise<PerPage> {
+  const site = await startArticleSite(pages);
+  const child = fork(join(import.meta.dirname, 'bare-loop.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  try {
+    await new Promise((resolve) => child.once('message', resolve));
+    return await measured(child.pid!, async () => {
+      const done = new Promise<number>((resolve) => child.once('message', (m) => resolve(Number(m))));
+      child.send({ base: `http://127.0.0.1:${site.port}`, pages, concurrency: CONCURRENCY });
+      return done;
+    });
+  } finally {
+    await stop(child);
+    await site.close();
+  }
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const spread = (xs: number[], digits: number): string =>
+  `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
+
+/** The table: each kind of work `repetitions` times, alternated, as median [min–max]. */
+export async function cpuPerPageBench(pages: number, repetitions: number): Promise<string[]> {
+  const kinds: { name: string; run: (port: number) => Promise<PerPage> }[] = [
+    { name: 'Pagewright, `onlyMainContent: false`', run: (port) => serviceRun(pages, false, port) },
+    {
+      name: 'Pagewright, `onlyMainContent: true` (v2 default)',
+      run: (port) => serviceRun(pages, true, port),
+    },
+    { name: 'bare undici loop, no parsing', run: () => bareRun(pages) },
+  ];
+  const results = kinds.map(() => [] as PerPage[]);
+  let port = 3970;
+  for (let r = 0; r < repetitions; r++) {
+    for (const [i, kind] of kinds.entries()) results[i]!.push(await kind.run(port++));
+  }
+  const lines = [
+    `| work (${pages} pages, ${repetitions} runs alternated) | pages/s | CPU-ms per page | peak RSS (MB) |`,
+    '|---|---|---|---|',
+  ];
+  for (const [i, kind] of kinds.entries()) {
+    const runs = results[i]!;
+    if (runs.some((run) => run.pages !== pages)) lines.push(`| ${kind.name}: some runs ended short |||`);
+    lines.push(
+      `| ${kind.name} | ${spread(
+        runs.map((x) => x.pagesPerSecond),
+        0,
+      )} | ${spread(
+        runs.map((x) => x.cpuMsPerPage),
+        2,
+      )} | ${spread(
+        runs.map((x) => x.peakRssMb),
+        0,
+      )} |`,
+    );
+  }
+  return lines;
+}
+
+if (process.argv[1] && import.meta.filename === process.argv[1]) {
+  const pages = Number(process.argv[2] ?? 10000);
+  const repetitions = Number(process.argv[3] ?? 3);
+  console.log((await cpuPerPageBench(pages, repetitions)).join('\n'));
+  process.exit(0);
+}
