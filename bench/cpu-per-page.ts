@@ -57,6 +57,19 @@ function cpuMs(pids: number[]): number {
   return ticks * TICK_MS;
 }
 
+/** CPU ms of each thread of `pid` by its name (BENCH_THREADS=1 prints them: where the CPU went). */
+function threadCpuMs(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const task of safeList(`/proc/${pid}/task`)) {
+    const stat = safeRead(`/proc/${pid}/task/${task}/stat`);
+    const name = task === String(pid) ? 'main' : stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * TICK_MS;
+    byName.set(name, (byName.get(name) ?? 0) + ms);
+  }
+  return byName;
+}
+
 /** Resident MB of the tree now. */
 function rssMb(pids: number[]): number {
   let kb = 0;
@@ -76,9 +89,19 @@ async function measured(pid: number, work: () => Promise<number>): Promise<PerPa
   let peak = rssMb(tree(pid));
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(tree(pid)))), 100);
   const cpuBefore = cpuMs(tree(pid));
+  const threadsBefore = threadCpuMs(pid);
   const started = performance.now();
   try {
     const pages = await work();
+    if (process.env.BENCH_THREADS) {
+      const spent = [...threadCpuMs(pid)].map(
+        ([name, ms]) => [name, ms - (threadsBefore.get(name) ?? 0)] as const,
+      );
+      console.log(
+        spent.map(([name, ms]) => `${name} ${(ms / pages).toFixed(2)}`).join(', '),
+        'CPU-ms per page',
+      );
+    }
     const ms = performance.now() - started;
     const cpu = cpuMs(tree(pid)) - cpuBefore;
     peak = Math.max(peak, rssMb(tree(pid)));
@@ -99,7 +122,12 @@ async function serviceRun(pages: number, onlyMainContent: boolean, port: number)
   const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-cpu-'));
   const profile = process.env.BENCH_CPU_PROF;
   const service = fork(join(ROOT, 'dist/main.js'), [], {
-    execArgv: [...SERVICE_NODE_FLAGS, ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [])],
+    execArgv: [
+      ...SERVICE_NODE_FLAGS,
+      // BENCH_NODE_FLAGS: more flags for the service (to compare settings in one run).
+      ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+      ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
+    ],
     env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port), DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -172,6 +200,9 @@ export async function cpuPerPageBench(pages: number, repetitions: number): Promi
     },
     { name: 'bare undici loop, no parsing', run: () => bareRun(pages) },
   ];
+  // BENCH_ONLY=0, 1 or 2 runs that kind alone (to profile it).
+  const only = process.env.BENCH_ONLY;
+  if (only !== undefined) kinds.splice(0, kinds.length, kinds[Number(only)]!);
   const results = kinds.map(() => [] as PerPage[]);
   let port = 3970;
   for (let r = 0; r < repetitions; r++) {
