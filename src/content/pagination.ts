@@ -1,4 +1,4 @@
-import type { AnyNode, Element } from './parse/dom.js';
+import type { AnyNode } from './parse/dom.js';
 import { allElements, textOf } from './parse/dom.js';
 import { absoluteUrl } from './parse/urls.js';
 
@@ -7,12 +7,19 @@ const NEXT_TEXT =
 const PAGER = /(?:^|[\s_-])(?:pagination|pager|page-numbers|paging|pagenav|page-nav)(?:[\s_-]|$)/i;
 const PAGE_PARAM = /^(?:page|p|pg|paged|pagenum|offset|start)$/i;
 
-function inPager(el: Element): boolean {
-  for (let p: AnyNode | null = el.parent; p && 'attribs' in p; p = p.parent) {
-    const names = `${p.attribs.class ?? ''} ${p.attribs.id ?? ''} ${p.attribs.role ?? ''}`;
-    if (PAGER.test(names) || p.attribs['aria-label']?.toLowerCase().includes('pagination')) return true;
+/** Whether `node` is pagination navigation or inside one; `known` remembers the answer for each ancestor met. */
+function isPager(node: AnyNode | null, known: Map<AnyNode, boolean>): boolean {
+  if (!node || !('attribs' in node)) return false;
+  let answer = known.get(node);
+  if (answer === undefined) {
+    const names = `${node.attribs.class ?? ''} ${node.attribs.id ?? ''} ${node.attribs.role ?? ''}`;
+    answer =
+      PAGER.test(names) ||
+      node.attribs['aria-label']?.toLowerCase().includes('pagination') === true ||
+      isPager(node.parent, known);
+    known.set(node, answer);
   }
-  return false;
+  return answer;
 }
 
 /** True when `candidate` is `page` with only a page-number parameter or /page/N segment changed. */
@@ -38,6 +45,7 @@ function isPageStep(candidate: URL, page: URL): boolean {
  */
 export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[] {
   const found = new Set<string>();
+  const pagers = new Map<AnyNode, boolean>();
   for (const el of allElements(root)) {
     if (el.name !== 'a' && el.name !== 'link') continue;
     const href = absoluteUrl(el.attribs.href, base);
@@ -50,7 +58,12 @@ export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[
     if (el.name !== 'a') continue;
     const label = (el.attribs['aria-label'] ?? textOf(el)).trim();
     const url = new URL(href);
-    if (NEXT_TEXT.test(label) || /^next\b/i.test(label) || inPager(el) || isPageStep(url, pageUrl)) {
+    if (
+      NEXT_TEXT.test(label) ||
+      /^next\b/i.test(label) ||
+      isPager(el.parent, pagers) ||
+      isPageStep(url, pageUrl)
+    ) {
       if (url.href.split('#')[0] !== pageUrl.href.split('#')[0]) found.add(href);
     }
   }

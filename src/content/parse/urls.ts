@@ -1,7 +1,22 @@
-/** Resolves href against base; null for empty, unparsable or javascript: values. */
+/**
+ * Resolves href against base; null for empty, unparsable or javascript: values. A page resolves the same hrefs
+ * for its links, its Markdown and its pagination: each is parsed once per base.
+ */
 export function absoluteUrl(href: string | undefined, base: URL): string | null {
-  const value = href?.trim();
+  if (href === undefined) return null;
+  let known = resolved.get(base);
+  if (!known) resolved.set(base, (known = new Map()));
+  let url = known.get(href);
+  if (url === undefined) known.set(href, (url = resolve(href, base)));
+  return url;
+}
+
+const resolved = new WeakMap<URL, Map<string, string | null>>();
+
+function resolve(href: string, base: URL): string | null {
+  const value = href.trim();
   if (!value) return null;
+  if (isPlainPath(value) && isPlainBase(base)) return base.origin + value;
   try {
     const url = new URL(value, base);
     if (url.protocol === 'javascript:') return null;
@@ -9,6 +24,20 @@ export function absoluteUrl(href: string | undefined, base: URL): string | null 
   } catch {
     return null;
   }
+}
+
+/**
+ * A path of letters, digits and `_ ~ - . /`, neither protocol-relative nor with a dot segment: the URL parser
+ * would append it to the origin as it is, so it is, without parsing.
+ */
+function isPlainPath(value: string): boolean {
+  return value === '/' || (PLAIN_PATH.test(value) && !value.includes('/.'));
+}
+const PLAIN_PATH = /^\/[\w~-][\w~./-]*$/;
+
+/** An http(s) base without credentials: its origin is everything a plain path is appended to. */
+function isPlainBase(base: URL): boolean {
+  return (base.protocol === 'https:' || base.protocol === 'http:') && !base.username && !base.password;
 }
 
 /** Rewrites every candidate in a srcset to an absolute URL, keeping the descriptors. */
