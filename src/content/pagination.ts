@@ -22,21 +22,41 @@ function isPager(node: AnyNode | null, known: Map<AnyNode, boolean>): boolean {
   return answer;
 }
 
-/** True when `candidate` is `page` with only a page-number parameter or /page/N segment changed. */
-function isPageStep(candidate: URL, page: URL): boolean {
-  if (candidate.origin !== page.origin) return false;
-  if (candidate.pathname !== page.pathname) {
+/**
+ * True when `href` (an absolute URL as serialized) is `page` with only a page-number parameter or /page/N
+ * segment changed. Read from the string: a crawl asks this of every link of every page.
+ */
+function isPageStep(href: string, page: URL): boolean {
+  const rest = pathAndQuery(href, page);
+  if (rest === null) return false;
+  const at = rest.indexOf('?');
+  const pathname = at < 0 ? rest : rest.slice(0, at);
+  if (pathname !== page.pathname) {
     const strip = (path: string): string => path.replace(/\/page\/\d+\/?$/i, '/').replace(/\/$/, '');
-    return /\/page\/\d+\/?$/i.test(candidate.pathname) && strip(candidate.pathname) === strip(page.pathname);
+    return /\/page\/\d+\/?$/i.test(pathname) && strip(pathname) === strip(page.pathname);
   }
-  const keys = new Set([...candidate.searchParams.keys(), ...page.searchParams.keys()]);
+  const search = at < 0 ? '' : rest.slice(at);
+  if (search === page.search || (search === '?' && page.search === '')) return false;
+  const candidate = new URLSearchParams(search);
+  const keys = new Set([...candidate.keys(), ...page.searchParams.keys()]);
   let changed = 0;
   for (const key of keys) {
-    if (candidate.searchParams.get(key) === page.searchParams.get(key)) continue;
-    if (!PAGE_PARAM.test(key) || !/^\d+$/.test(candidate.searchParams.get(key) ?? '')) return false;
+    if (candidate.get(key) === page.searchParams.get(key)) continue;
+    if (!PAGE_PARAM.test(key) || !/^\d+$/.test(candidate.get(key) ?? '')) return false;
     changed++;
   }
   return changed === 1;
+}
+
+/** The path and query of `href` (without its fragment) when it is on `page`'s origin; null otherwise. */
+function pathAndQuery(href: string, page: URL): string | null {
+  const hash = href.indexOf('#');
+  const whole = hash < 0 ? href : href.slice(0, hash);
+  if (whole.startsWith(page.origin) && whole[page.origin.length] === '/')
+    return whole.slice(page.origin.length);
+  // Credentials or another spelling of the origin: the parser says.
+  const url = new URL(whole);
+  return url.origin === page.origin ? url.pathname + url.search : null;
 }
 
 /**
@@ -57,14 +77,13 @@ export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[
     }
     if (el.name !== 'a') continue;
     const label = (el.attribs['aria-label'] ?? textOf(el)).trim();
-    const url = new URL(href);
     if (
       NEXT_TEXT.test(label) ||
       /^next\b/i.test(label) ||
       isPager(el.parent, pagers) ||
-      isPageStep(url, pageUrl)
+      isPageStep(href, pageUrl)
     ) {
-      if (url.href.split('#')[0] !== pageUrl.href.split('#')[0]) found.add(href);
+      if (href.split('#')[0] !== pageUrl.href.split('#')[0]) found.add(href);
     }
   }
   return [...found];
