@@ -46,6 +46,8 @@ export function consentNotices(body: AnyNode): Set<Element> {
   };
   const page = walk(body, false, false);
   const notices = new Set<Element>();
+  // No text speaks of the topic: no control can be in a notice, and their labels need not be read.
+  if (info.size === 0) return notices;
   const seen = new Set<Element>();
   for (const control of controls) {
     const label = labelOf(control);
