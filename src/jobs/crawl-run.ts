@@ -27,6 +27,10 @@ import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-spec
 /** Longest stretch spent filtering discovered links before the event loop gets a turn. */
 const SCOPE_SLICE_MS = 10;
 
+/** Out-of-scope links remembered per run (beyond it, the memory starts again). */
+const OUT_OF_SCOPE_MEMORY = 4096;
+const OUT_OF_SCOPE = 'outside the crawl scope (paths, backward or external link rules)';
+
 /** What became of one frontier item: done (a document, an error, a skip) or put back for a retry. */
 type ItemOutcome = 'done' | 'retry';
 
@@ -53,6 +57,11 @@ export class CrawlRun {
   /** Why a limit of the crawl's tenant (its pages of the day) stopped it, once one did. */
   private limited: string | null = null;
   private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0, hostPaused: 0 };
+  /**
+   * Links found outside the scope, with the URL dropped: a site's menu and footer come with every page, and
+   * each is parsed and matched against the caller's patterns once (still counted at each drop).
+   */
+  private readonly outOfScope = new Map<string, string>();
   /** Hosts whose robots.txt could not be read, so that none of their pages is fetched, and why. */
   private readonly robotsUnreachable = new Map<string, string>();
   /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
@@ -254,6 +263,11 @@ export class CrawlRun {
         await setImmediate();
         sliceStart = performance.now();
       }
+      const dropped = seeds ? undefined : this.outOfScope.get(link);
+      if (dropped !== undefined) {
+        this.drop(dropped, 'outOfScope', OUT_OF_SCOPE);
+        continue;
+      }
       let url: URL;
       try {
         url = new URL(link);
@@ -262,7 +276,9 @@ export class CrawlRun {
       }
       if (spec.ignoreQueryParameters) url.search = '';
       if (!seeds && !this.scope.allows(url)) {
-        this.drop(url.href, 'outOfScope', 'outside the crawl scope (paths, backward or external link rules)');
+        if (this.outOfScope.size >= OUT_OF_SCOPE_MEMORY) this.outOfScope.clear();
+        this.outOfScope.set(link, url.href);
+        this.drop(url.href, 'outOfScope', OUT_OF_SCOPE);
         continue;
       }
       if (pagination) {
