@@ -118,10 +118,15 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** The service crawls `pages` pages from /a/0 as one v2 job; answers the pages it completed. */
-async function serviceRun(pages: number, onlyMainContent: boolean, port: number): Promise<PerPage> {
+async function serviceRun(
+  pages: number,
+  onlyMainContent: boolean,
+  port: number,
+  root = ROOT,
+): Promise<PerPage> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-cpu-'));
   const profile = process.env.BENCH_CPU_PROF;
-  const service = fork(join(ROOT, 'dist/main.js'), [], {
+  const service = fork(join(root, 'dist/main.js'), [], {
     execArgv: [
       ...SERVICE_NODE_FLAGS,
       // BENCH_NODE_FLAGS: more flags for the service (to compare settings in one run).
@@ -200,6 +205,14 @@ export async function cpuPerPageBench(pages: number, repetitions: number): Promi
     },
     { name: 'bare undici loop, no parsing', run: () => bareRun(pages) },
   ];
+  // BENCH_BEFORE=DIR: a built checkout of another commit, run in the same alternation (a change's before/after).
+  const before = process.env.BENCH_BEFORE;
+  if (before) {
+    kinds.unshift(
+      { name: 'before, `onlyMainContent: false`', run: (port) => serviceRun(pages, false, port, before) },
+      { name: 'before, `onlyMainContent: true`', run: (port) => serviceRun(pages, true, port, before) },
+    );
+  }
   // BENCH_ONLY=0, 1 or 2 runs that kind alone (to profile it).
   const only = process.env.BENCH_ONLY;
   if (only !== undefined) kinds.splice(0, kinds.length, kinds[Number(only)]!);

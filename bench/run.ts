@@ -14,6 +14,7 @@ import { startServer } from './children.js';
 import { browserBench } from './browser.js';
 import { crawlBench, httpsClientCrawlBench, retryCrawlBench } from './crawl.js';
 import { jobCrawlBench } from './crawl-job.js';
+import { cpuPerPageBench } from './cpu-per-page.js';
 import { fleetBench } from './fleet.js';
 import { mixedLoadBench } from './mixed.js';
 import { writeSection } from './report.js';
@@ -188,6 +189,10 @@ async function main(): Promise<void> {
       "### Crawl over http and https by the http engine's https client (HTTPS_CLIENT), same site and concurrency, alternated",
       '',
       ...(await httpsClientCrawlBench(quick ? 1000 : 5000, quick ? 1 : 3)),
+      '',
+      '### CPU per page: a crawl job (POST /v2/crawl) of ~35 KB article pages beside a bare undici loop, alternated; CPU and RSS of each process tree',
+      '',
+      ...(await cpuPerPageBench(quick ? 1000 : 10000, quick ? 1 : 3)),
       '',
       '### Crawl as a job (POST /v2/crawl, embedded SQLite store), same site and concurrency; RSS sampled',
       '',
