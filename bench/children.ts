@@ -5,7 +5,7 @@ import { join } from 'node:path';
 const ROOT = join(import.meta.dirname, '..');
 
 /** The Node flags `npm start` runs the service with (package.json), so benches measure what runs. */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4'];
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
 
 /** The environment of a crawl bench's service: loopback allowed, no politeness delay, `concurrency` lanes. */
 export function crawlBenchEnv(concurrency: number): Record<string, string> {

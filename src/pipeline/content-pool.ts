@@ -67,10 +67,9 @@ export class ContentPool {
             maxThreads: options.threads,
             maxQueue: options.threads * 64,
             idleTimeout: 30_000,
-            // A 64 MB young generation: a page's tree lives while the page is processed and dies with it.
-            // At 12 MB, larger pages outlived the young generation and were copied into the old one, and
-            // the content path ran 18% slower (7.1 against 5.9 ms a page on the article set); crawl pages
-            // are small, so a 100,000-page crawl job peaks the same (391 against 401 MB).
+            // Up to a 64 MB young generation: a page's tree lives while the page is processed and dies with
+            // it. Node's `--max-semi-space-size` caps every isolate of the process, so under `npm start` (4) a
+            // worker's is that of the main thread (docs/architecture.md, "Memory", says why).
             resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb, maxYoungGenerationSizeMb: 64 },
           })
         : null;
