@@ -1,5 +1,5 @@
 import type { AnyNode, Element } from '../parse/dom.js';
-import { isTag } from '../parse/dom.js';
+import { collapseWhiteSpace, isTag } from '../parse/dom.js';
 import { BLOCK_ELEMENTS } from '../parse/elements.js';
 import { isInvisible } from '../parse/visibility.js';
 
@@ -7,7 +7,7 @@ import { isInvisible } from '../parse/visibility.js';
 export function ownTextOf(el: Element): string {
   const parts: string[] = [];
   for (const child of el.children) collectOwnText(child, parts);
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return collapseWhiteSpace(parts.join('')).trim();
 }
 
 function collectOwnText(node: AnyNode, parts: string[]): void {

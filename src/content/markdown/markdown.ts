@@ -1,5 +1,5 @@
 import type { AnyNode, Element } from '../parse/dom.js';
-import { isTag } from '../parse/dom.js';
+import { collapseWhiteSpace, isTag } from '../parse/dom.js';
 import { BLOCK_ELEMENTS } from '../parse/elements.js';
 import { imageSource, isDataUri } from '../images.js';
 import { renderTable } from './markdown-table.js';
@@ -91,7 +91,7 @@ export class MarkdownRenderer {
   }
 
   private text(data: string): string {
-    let text = data.replace(/\s+/g, ' ');
+    let text = collapseWhiteSpace(data);
     if (this.spaced && text.startsWith(' ')) text = text.slice(1);
     if (text === '') return '';
     const atLineStart = this.lineStart;

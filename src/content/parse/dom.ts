@@ -56,7 +56,18 @@ export function textOf(node: AnyNode): string {
     } else if ('children' in n) for (const child of n.children) walk(child);
   };
   walk(node);
-  return parts.join('').replace(/\s+/g, ' ').trim();
+  return collapseWhiteSpace(parts.join('')).trim();
 }
 
 export const NON_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head']);
+
+/**
+ * Each run of white space as one space. Most text already has single spaces only, and is answered as it is
+ * instead of copied.
+ */
+export function collapseWhiteSpace(text: string): string {
+  return UNCOLLAPSED.test(text) ? text.replace(/\s+/g, ' ') : text;
+}
+
+/** White space other than one plain space between words. */
+const UNCOLLAPSED = /\s\s|[^\S ]/;
