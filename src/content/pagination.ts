@@ -22,26 +22,35 @@ function isPager(node: AnyNode | null, known: Map<AnyNode, boolean>): boolean {
   return answer;
 }
 
+/** The parts of the page's own URL every link is compared with, read once per page. */
+interface PageAddress {
+  url: URL;
+  origin: string;
+  /** The URL without its fragment. */
+  whole: string;
+}
+
 /**
  * True when `href` (an absolute URL as serialized) is `page` with only a page-number parameter or /page/N
  * segment changed. Read from the string: a crawl asks this of every link of every page.
  */
-function isPageStep(href: string, page: URL): boolean {
+function isPageStep(href: string, page: PageAddress): boolean {
   const rest = pathAndQuery(href, page);
   if (rest === null) return false;
   const at = rest.indexOf('?');
   const pathname = at < 0 ? rest : rest.slice(0, at);
-  if (pathname !== page.pathname) {
+  const { url } = page;
+  if (pathname !== url.pathname) {
     const strip = (path: string): string => path.replace(/\/page\/\d+\/?$/i, '/').replace(/\/$/, '');
-    return /\/page\/\d+\/?$/i.test(pathname) && strip(pathname) === strip(page.pathname);
+    return /\/page\/\d+\/?$/i.test(pathname) && strip(pathname) === strip(url.pathname);
   }
   const search = at < 0 ? '' : rest.slice(at);
-  if (search === page.search || (search === '?' && page.search === '')) return false;
+  if (search === url.search || (search === '?' && url.search === '')) return false;
   const candidate = new URLSearchParams(search);
-  const keys = new Set([...candidate.keys(), ...page.searchParams.keys()]);
+  const keys = new Set([...candidate.keys(), ...url.searchParams.keys()]);
   let changed = 0;
   for (const key of keys) {
-    if (candidate.get(key) === page.searchParams.get(key)) continue;
+    if (candidate.get(key) === url.searchParams.get(key)) continue;
     if (!PAGE_PARAM.test(key) || !/^\d+$/.test(candidate.get(key) ?? '')) return false;
     changed++;
   }
@@ -49,14 +58,14 @@ function isPageStep(href: string, page: URL): boolean {
 }
 
 /** The path and query of `href` (without its fragment) when it is on `page`'s origin; null otherwise. */
-function pathAndQuery(href: string, page: URL): string | null {
+function pathAndQuery(href: string, page: PageAddress): string | null {
+  const { origin } = page;
   const hash = href.indexOf('#');
-  const whole = hash < 0 ? href : href.slice(0, hash);
-  if (whole.startsWith(page.origin) && whole[page.origin.length] === '/')
-    return whole.slice(page.origin.length);
+  const end = hash < 0 ? href.length : hash;
+  if (href.startsWith(origin) && href[origin.length] === '/') return href.slice(origin.length, end);
   // Credentials or another spelling of the origin: the parser says.
-  const url = new URL(whole);
-  return url.origin === page.origin ? url.pathname + url.search : null;
+  const url = new URL(href.slice(0, end));
+  return url.origin === origin ? url.pathname + url.search : null;
 }
 
 /**
@@ -66,12 +75,13 @@ function pathAndQuery(href: string, page: URL): string | null {
 export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[] {
   const found = new Set<string>();
   const pagers = new Map<AnyNode, boolean>();
+  const page: PageAddress = { url: pageUrl, origin: pageUrl.origin, whole: withoutFragment(pageUrl.href) };
   for (const el of allElements(root)) {
     if (el.name !== 'a' && el.name !== 'link') continue;
     const href = absoluteUrl(el.attribs.href, base);
     if (!href || !/^https?:/.test(href)) continue;
-    const rel = (el.attribs.rel ?? '').toLowerCase().split(/\s+/);
-    if (rel.includes('next')) {
+    const rel = el.attribs.rel;
+    if (rel && rel.toLowerCase().split(/\s+/).includes('next')) {
       found.add(href);
       continue;
     }
@@ -81,10 +91,15 @@ export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[
       NEXT_TEXT.test(label) ||
       /^next\b/i.test(label) ||
       isPager(el.parent, pagers) ||
-      isPageStep(href, pageUrl)
+      isPageStep(href, page)
     ) {
-      if (href.split('#')[0] !== pageUrl.href.split('#')[0]) found.add(href);
+      if (withoutFragment(href) !== page.whole) found.add(href);
     }
   }
   return [...found];
+}
+
+function withoutFragment(href: string): string {
+  const hash = href.indexOf('#');
+  return hash < 0 ? href : href.slice(0, hash);
 }
