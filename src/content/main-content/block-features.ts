@@ -297,6 +297,8 @@ export function blockFeatures(
     const groups = runsOfAlike(el, stats);
     for (const child of el.children) {
       if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
+      // A child without text has no block (visit would stop at once): no context is built for it.
+      if ((stats.get(child)?.text ?? 0) === 0) continue;
       const concealed = c.concealed || isConcealed(child);
       const dialog = c.dialog || isDialog(child);
       // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says;
@@ -339,14 +341,15 @@ export function blockFeatures(
         list: c.list || child.name === 'ul' || child.name === 'ol',
         concealed,
         dialog,
+        // One group for all the siblings of a run (they share its figures and depth).
         group:
           run.count >= 2
-            ? {
+            ? (run.group ??= {
                 share: run.text / pageText,
                 count: run.count,
                 density: run.linkText / Math.max(1, run.text),
                 at: depth,
-              }
+              })
             : c.group,
       });
     }

@@ -12,6 +12,8 @@ interface Run {
   count: number;
   text: number;
   linkText: number;
+  /** What block features make of the run for its members, made once (block-features.ts). */
+  group?: { share: number; count: number; density: number; at: number };
 }
 
 /**
