@@ -63,7 +63,13 @@ export function markdownToPlainText(markdown: string): string {
  * table or link row), cut to ~200 characters; else the start of the whole text; null when empty.
  */
 export function markdownExcerpt(markdown: string): string | null {
-  for (const block of markdown.split(/\n{2,}/)) {
+  // Block by block from the start (the first paragraph of prose usually comes early): no split of the whole.
+  const breaks = /\n{2,}/g;
+  for (let start = 0; start <= markdown.length;) {
+    const found = breaks.exec(markdown);
+    const end = found ? found.index : markdown.length;
+    const block = markdown.slice(start, end);
+    start = found ? breaks.lastIndex : markdown.length + 1;
     if (/^(?:#|- |\d+\. |\||>|```|!\[)/.test(block.trimStart())) continue;
     const text = markdownToPlainText(block);
     if (text.length >= 60 && /[.!?。！？]/.test(text)) return excerptOf(text);

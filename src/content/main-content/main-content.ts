@@ -138,8 +138,12 @@ function keepAtRule(
   final: (only?: Uint8Array) => Float32Array,
 ): Uint8Array {
   const { byRules, text } = page;
-  const keepAt = (p: Float32Array, at: number, within: boolean): Uint8Array =>
-    Uint8Array.from(p, (q, i) => +(q >= at && (!within || byRules[i] === 1)));
+  const keepAt = (p: Float32Array, at: number, within: boolean): Uint8Array => {
+    // A loop: `Uint8Array.from` with a mapping function goes through the iterator protocol per block.
+    const kept = new Uint8Array(p.length);
+    for (let i = 0; i < p.length; i++) kept[i] = +(p[i]! >= at && (!within || byRules[i] === 1));
+    return kept;
+  };
   let kept: Uint8Array;
   if (rule.mode === 'model') kept = keepAt(final(), rule.at, false);
   else {
@@ -252,7 +256,8 @@ function chooseMainContent(
   // A short page with nothing article-shaped (a note, a document of a few lines) is its whole self.
   if (!page.rules && (page.stats.get(page.body)?.text ?? 0) < SHORT_PAGE_TEXT) return null;
   const { blocks, stats, body } = page;
-  const byRules = Uint8Array.from(blocks.elements, (_, i) => +ruleKept(blocks, i));
+  const byRules = new Uint8Array(blocks.elements.length);
+  for (let i = 0; i < byRules.length; i++) byRules[i] = +ruleKept(blocks, i);
   const text = blocks.elements.map((el) => stats.get(el)!.ownText);
   const inputs: KeepInputs = {
     byRules,
