@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startArticleSite } from './article-site.js';
-import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
+import { crawlBenchEnv } from './children.js';
 import { waitForHealth } from './crawl-job.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -117,6 +117,14 @@ async function stop(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
+/** The Node flags of `npm start` in the checkout at `root` (a build of another commit runs with its own). */
+function startFlags(root: string): string[] {
+  const start = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 /** The service crawls `pages` pages from /a/0 as one v2 job; answers the pages it completed. */
 async function serviceRun(
   pages: number,
@@ -128,7 +136,7 @@ async function serviceRun(
   const profile = process.env.BENCH_CPU_PROF;
   const service = fork(join(root, 'dist/main.js'), [], {
     execArgv: [
-      ...SERVICE_NODE_FLAGS,
+      ...startFlags(root),
       // BENCH_NODE_FLAGS: more flags for the service (to compare settings in one run).
       ...(process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
       ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : []),
