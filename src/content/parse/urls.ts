@@ -7,11 +7,16 @@ export function absoluteUrl(href: string | undefined, base: URL): string | null 
   let known = resolved.get(base);
   if (!known) resolved.set(base, (known = new Map()));
   let url = known.get(href);
-  if (url === undefined) known.set(href, (url = resolve(href, base)));
+  if (url === undefined) {
+    url = resolve(href, base);
+    if (known.size < MAX_REMEMBERED) known.set(href, url);
+  }
   return url;
 }
 
 const resolved = new WeakMap<URL, Map<string, string | null>>();
+/** Hrefs remembered per base: a page of more distinct links resolves the rest each time. */
+const MAX_REMEMBERED = 10_000;
 
 function resolve(href: string, base: URL): string | null {
   const value = href.trim();
