@@ -26,8 +26,7 @@ function isPager(node: AnyNode | null, known: Map<AnyNode, boolean>): boolean {
 interface PageAddress {
   url: URL;
   origin: string;
-  /** The URL without its fragment. */
-  whole: string;
+  hrefWithoutFragment: string;
 }
 
 /**
@@ -75,7 +74,11 @@ function pathAndQuery(href: string, page: PageAddress): string | null {
 export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[] {
   const found = new Set<string>();
   const pagers = new Map<AnyNode, boolean>();
-  const page: PageAddress = { url: pageUrl, origin: pageUrl.origin, whole: withoutFragment(pageUrl.href) };
+  const page: PageAddress = {
+    url: pageUrl,
+    origin: pageUrl.origin,
+    hrefWithoutFragment: withoutFragment(pageUrl.href),
+  };
   for (const el of allElements(root)) {
     if (el.name !== 'a' && el.name !== 'link') continue;
     const href = absoluteUrl(el.attribs.href, base);
@@ -93,7 +96,7 @@ export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[
       isPager(el.parent, pagers) ||
       isPageStep(href, page)
     ) {
-      if (withoutFragment(href) !== page.whole) found.add(href);
+      if (withoutFragment(href) !== page.hrefWithoutFragment) found.add(href);
     }
   }
   return [...found];

@@ -29,7 +29,7 @@ const SCOPE_SLICE_MS = 10;
 
 /** Out-of-scope links remembered per run (beyond it, the memory starts again). */
 const OUT_OF_SCOPE_MEMORY = 4096;
-const OUT_OF_SCOPE = 'outside the crawl scope (paths, backward or external link rules)';
+const OUT_OF_SCOPE_REASON = 'outside the crawl scope (paths, backward or external link rules)';
 
 /** What became of one frontier item: done (a document, an error, a skip) or put back for a retry. */
 type ItemOutcome = 'done' | 'retry';
@@ -58,10 +58,10 @@ export class CrawlRun {
   private limited: string | null = null;
   private readonly skipped = { robots: 0, outOfScope: 0, tooDeep: 0, hostPaused: 0 };
   /**
-   * Links found outside the scope, with the URL dropped: a site's menu and footer come with every page, and
-   * each is parsed and matched against the caller's patterns once (still counted at each drop).
+   * Each link found outside the scope, to the URL its drop names: a site's menu and footer come with every
+   * page, and each is parsed and matched against the caller's patterns once (still counted at each drop).
    */
-  private readonly outOfScope = new Map<string, string>();
+  private readonly droppedUrlByLink = new Map<string, string>();
   /** Hosts whose robots.txt could not be read, so that none of their pages is fetched, and why. */
   private readonly robotsUnreachable = new Map<string, string>();
   /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
@@ -263,9 +263,9 @@ export class CrawlRun {
         await setImmediate();
         sliceStart = performance.now();
       }
-      const dropped = seeds ? undefined : this.outOfScope.get(link);
+      const dropped = seeds ? undefined : this.droppedUrlByLink.get(link);
       if (dropped !== undefined) {
-        this.drop(dropped, 'outOfScope', OUT_OF_SCOPE);
+        this.drop(dropped, 'outOfScope', OUT_OF_SCOPE_REASON);
         continue;
       }
       let url: URL;
@@ -276,9 +276,11 @@ export class CrawlRun {
       }
       if (spec.ignoreQueryParameters) url.search = '';
       if (!seeds && !this.scope.allows(url)) {
-        if (this.outOfScope.size >= OUT_OF_SCOPE_MEMORY) this.outOfScope.clear();
-        this.outOfScope.set(link, url.href);
-        this.drop(url.href, 'outOfScope', OUT_OF_SCOPE);
+        if (this.droppedUrlByLink.size >= OUT_OF_SCOPE_MEMORY) this.droppedUrlByLink.clear();
+        // Keyed by the parser's own string where it is the link: a link can be a slice of its page's HTML
+        // (content processed in this thread), which a key would keep alive.
+        this.droppedUrlByLink.set(url.href === link ? url.href : link, url.href);
+        this.drop(url.href, 'outOfScope', OUT_OF_SCOPE_REASON);
         continue;
       }
       if (pagination) {

@@ -69,6 +69,50 @@ describe('main-content model', () => {
     assert.ok(Math.abs(predict(unsplit, Float32Array.from([1e20, 0]))[0]! - 1 / (1 + Math.exp(-1))) < 1e-6);
   });
 
+  test('every depth scores as its trees say: 0 (a leaf each), 2, and the shipped 4; a split past the row is refused', () => {
+    const leafOnly: TreeModel = {
+      features: ['a'],
+      depth: 0,
+      base: 0.5,
+      trees: [{ split: [], at: [], leaf: [1] }],
+    };
+    assert.ok(Math.abs(predict(leafOnly, Float32Array.from([3]))[0]! - 1 / (1 + Math.exp(-1.5))) < 1e-6);
+    // A depth-2 tree: a > 1 goes right, then b > 1 (left subtree) or a > 5 (right subtree).
+    const two: TreeModel = {
+      features: ['a', 'b'],
+      depth: 2,
+      base: 0,
+      trees: [{ split: [0, 1, 0], at: [1, 1, 5], leaf: [-3, -1, 1, 3] }],
+    };
+    const p2 = predict(two, Float32Array.from([0, 0, 0, 2, 2, 0, 9, 0]));
+    assert.deepEqual(
+      Array.from(p2, (q) => Math.round(-Math.log(1 / q - 1))),
+      [-3, -1, 1, 3],
+    );
+    // Depth 4 (unrolled) against the same trees read one level at a time.
+    const trees = Array.from({ length: 7 }, (_, t) => ({
+      split: Array.from({ length: 15 }, (_, i) => (t + i) % 3),
+      at: Array.from({ length: 15 }, (_, i) => ((t * 7 + i * 5) % 11) / 10),
+      leaf: Array.from({ length: 16 }, (_, i) => (i - 8) / (t + 2)),
+    }));
+    const four: TreeModel = { features: ['a', 'b', 'c'], depth: 4, base: 0.25, trees };
+    const rows = Float32Array.from({ length: 60 }, (_, i) => ((i * 37) % 13) / 12);
+    const byLevels = (r: number): number => {
+      let sum = four.base;
+      for (const tree of trees) {
+        let node = 0;
+        while (node < 15) node = 2 * node + (rows[r * 3 + tree.split[node]!]! > tree.at[node]! ? 2 : 1);
+        sum += tree.leaf[node - 15]!;
+      }
+      return Math.fround(1 / (1 + Math.exp(-sum)));
+    };
+    assert.deepEqual(
+      Array.from(predict(four, rows)),
+      Array.from({ length: 20 }, (_, r) => byLevels(r)),
+    );
+    assert.throws(() => predict(stump(['a'], 1, 0, 0, 0), Float32Array.from([1])), /retrain/);
+  });
+
   test('a model trained on other features is refused at load', () => {
     assert.throws(() => checkModel(stump(['other'], 0, 0, 0, 0), FEATURE_NAMES), /retrain/);
     assert.doesNotThrow(() => checkModel(MAIN_CONTENT_MODEL.blocks, FEATURE_NAMES));
