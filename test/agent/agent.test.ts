@@ -15,7 +15,7 @@ import {
   FACTS,
   FACTS_SCHEMA,
   agentTurns,
-  followUpFromHistory,
+  researchThenFollowUp,
   messagesOf,
   researchScript,
   toolAnswers,
@@ -125,18 +125,9 @@ describe('the research agent (/v2/agent)', () => {
 
   test('a follow-up on the thread carries the previous result; chat mode answers in message', async (t) => {
     const { site, llm, fc, ended } = await setup(t);
-    llm.reply = researchScript(site.url);
-    const first = await fc.startAgent({ prompt: 'Who founded Acme Rockets?', schema: FACTS_SCHEMA });
-    assert.equal((await ended(first.id)).status, 'completed');
-    llm.reply = followUpFromHistory;
-    const second = await fc.startAgent({
-      prompt: 'In one sentence?',
-      threadId: first.threadId,
-      mode: 'chat',
-    });
+    const { first, second, answer } = await researchThenFollowUp(fc, llm, site.url, ended);
     assert.equal(second.threadId, first.threadId);
     assert.equal(second.threadTurn, 2);
-    const answer = await ended(second.id);
     assert.equal(answer.status, 'completed', answer.error);
     assert.equal(answer.message, 'Jane Doe founded it in 1999.');
     assert.equal(answer.mode, 'chat');

@@ -1,4 +1,6 @@
-import type { LlmRequest, StubReply } from '../fixtures/llm-stub.js';
+import assert from 'node:assert/strict';
+import type Firecrawl from '@mendable/firecrawl-js';
+import type { LlmRequest, LlmStub, StubReply } from '../fixtures/llm-stub.js';
 
 /** The messages and tool names of a chat request the agent sent to the LLM stub. */
 export const messagesOf = (req: LlmRequest) =>
@@ -55,7 +57,27 @@ export function researchScript(site: string) {
  * A chat follow-up on a thread whose first run found FACTS: it answers from the thread's history, and says it does
  * not know when the history is not in the conversation.
  */
-export const followUpFromHistory = (req: LlmRequest): StubReply =>
+const followUpFromHistory = (req: LlmRequest): StubReply =>
   messagesOf(req).some((m) => m.role === 'assistant' && /Jane Doe/.test(m.content ?? ''))
     ? { toolCalls: [{ name: 'final_answer', arguments: { message: 'Jane Doe founded it in 1999.' } }] }
     : { text: 'I do not know.' };
+
+type AgentStatus = Awaited<ReturnType<Firecrawl['getAgentStatus']>>;
+
+/**
+ * A research run on `site` (asserted completed), then a chat follow-up on its thread: both runs as started,
+ * and the follow-up as it ended (`ended` waits for a run's end).
+ */
+export async function researchThenFollowUp(
+  fc: Firecrawl,
+  llm: Pick<LlmStub, 'reply'>,
+  site: string,
+  ended: (id: string) => Promise<AgentStatus>,
+) {
+  llm.reply = researchScript(site);
+  const first = await fc.startAgent({ prompt: 'Who founded Acme Rockets?', schema: FACTS_SCHEMA });
+  assert.equal((await ended(first.id)).status, 'completed');
+  llm.reply = followUpFromHistory;
+  const second = await fc.startAgent({ prompt: 'In one sentence?', threadId: first.threadId, mode: 'chat' });
+  return { first, second, answer: await ended(second.id) };
+}

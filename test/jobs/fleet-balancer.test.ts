@@ -18,7 +18,7 @@ import { startFactsSite } from '../fixtures/sites/facts-site.js';
 import { startFlakySite } from '../fixtures/sites/flaky-site.js';
 import { startLlmStub } from '../fixtures/llm-stub.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
-import { FACTS_SCHEMA, followUpFromHistory, researchScript } from '../agent/script.js';
+import { researchThenFollowUp } from '../agent/script.js';
 
 /**
  * Redis, two API processes, two workers and a round-robin balancer in front, driven through the balancer only:
@@ -179,17 +179,8 @@ describe('a fleet behind a load balancer: sessions, agent threads, monitors, cra
         () => fc.getAgentStatus(id),
         (s) => s.status !== 'processing',
       );
-    llm.reply = researchScript(facts.url);
-    const first = await fc.startAgent({ prompt: 'Who founded Acme Rockets?', schema: FACTS_SCHEMA });
-    assert.equal((await ended(first.id)).status, 'completed');
-    llm.reply = followUpFromHistory;
-    const second = await fc.startAgent({
-      prompt: 'In one sentence?',
-      threadId: first.threadId,
-      mode: 'chat',
-    });
+    const { first, second, answer } = await researchThenFollowUp(fc, llm, facts.url, ended);
     assert.equal(second.threadTurn, 2);
-    const answer = await ended(second.id);
     assert.equal(answer.message, 'Jane Doe founded it in 1999.', answer.error);
     const thread = await fc.getAgentThread(first.threadId!);
     assert.deepEqual(
