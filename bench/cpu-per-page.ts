@@ -12,7 +12,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { startArticleSite } from './article-site.js';
 import { crawlBenchEnv } from './children.js';
-import { waitForHealth } from './crawl-job.js';
+import { crawlAsJob, waitForHealth } from './crawl-job.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -148,30 +148,8 @@ async function serviceRun(
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForHealth(base);
-    return await measured(service.pid!, async () => {
-      const res = await fetch(`${base}/v2/crawl`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          url: `http://127.0.0.1:${site.port}/a/0`,
-          limit: pages,
-          crawlEntireDomain: true,
-          includePaths: ['^/a/'],
-          sitemap: 'skip',
-          maxConcurrency: CONCURRENCY,
-          scrapeOptions: { formats: ['markdown'], onlyMainContent },
-        }),
-      });
-      const { id } = (await res.json()) as { id: string };
-      for (;;) {
-        await new Promise((r) => setTimeout(r, 200));
-        const status = (await (await fetch(`${base}/v2/crawl/${id}?limit=1`)).json()) as {
-          status: string;
-          completed: number;
-        };
-        if (status.status !== 'scraping') return status.completed;
-      }
-    });
+    const articles = { url: `http://127.0.0.1:${site.port}/a/0`, includePaths: ['^/a/'], onlyMainContent };
+    return await measured(service.pid!, async () => (await crawlAsJob(base, articles, pages)).completed);
   } finally {
     await stop(service);
     await site.close();

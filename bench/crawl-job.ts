@@ -28,13 +28,27 @@ export async function waitForHealth(base: string): Promise<void> {
   throw new Error(`${base} did not start`);
 }
 
+/** What a bench crawls: where it starts, the paths it keeps to, and whether it asks for main content only. */
+export interface JobCrawl {
+  url: string;
+  includePaths: string[];
+  onlyMainContent: boolean;
+}
+
+/** The generated site's tree of /gen pages, whole pages (the crawl of every job row). */
+export const generatedSite = (sitePort: number): JobCrawl => ({
+  url: `http://127.0.0.1:${sitePort}/gen/0`,
+  includePaths: ['^/gen/'],
+  onlyMainContent: false,
+});
+
 /**
- * Crawls `pages` pages of the generated site as a Firecrawl job (the same crawl in every job row) and polls
- * its status every 100 ms until it ends; `onPoll` sees the pages done so far.
+ * Crawls `pages` pages of `crawl` as a Firecrawl job and polls its status every 100 ms until it ends; `onPoll`
+ * sees the pages done so far.
  */
 export async function crawlAsJob(
   base: string,
-  sitePort: number,
+  crawl: JobCrawl,
   pages: number,
   onPoll: (completed: number) => void = () => undefined,
 ): Promise<{ completed: number; ms: number }> {
@@ -43,13 +57,13 @@ export async function crawlAsJob(
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({
-      url: `http://127.0.0.1:${sitePort}/gen/0`,
+      url: crawl.url,
       limit: pages,
       crawlEntireDomain: true,
-      includePaths: ['^/gen/'],
+      includePaths: crawl.includePaths,
       sitemap: 'skip',
       maxConcurrency: CONCURRENCY,
-      scrapeOptions: { formats: ['markdown'], onlyMainContent: false },
+      scrapeOptions: { formats: ['markdown'], onlyMainContent: crawl.onlyMainContent },
     }),
   });
   const { id } = (await res.json()) as { id: string };
@@ -98,7 +112,7 @@ export async function jobCrawlOnce(pages: number, port: number): Promise<JobCraw
   try {
     await waitForHealth(base);
     const quarterRssMb: number[] = [];
-    const { completed, ms } = await crawlAsJob(base, site.port, pages, (done) => {
+    const { completed, ms } = await crawlAsJob(base, generatedSite(site.port), pages, (done) => {
       if (process.env.BENCH_RSS_TRACE) console.log(done, procStatus(service.pid!, 'VmRSS').toFixed(0));
       while (quarterRssMb.length < 4 && done >= (pages * (quarterRssMb.length + 1)) / 4) {
         quarterRssMb.push(procStatus(service.pid!, 'VmRSS'));

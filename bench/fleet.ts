@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { startCrawlSite } from '../test/fixtures/sites/crawl-site.js';
 import { startRedis } from '../test/fixtures/redis.js';
 import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
-import { crawlAsJob, waitForHealth } from './crawl-job.js';
+import { crawlAsJob, generatedSite, waitForHealth } from './crawl-job.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -63,7 +63,7 @@ async function crawlWith(engine: string, pages: number, workers: number, port: n
     // CPU while the crawl runs (startup is not counted): where the 2 cores went.
     const cpuBefore = pids.map(cpuSeconds);
     const selfBefore = process.cpuUsage();
-    const { completed, ms } = await crawlAsJob(base, site.port, pages);
+    const { completed, ms } = await crawlAsJob(base, generatedSite(site.port), pages);
     const cpu = pids.map((pid, i) => cpuSeconds(pid) - cpuBefore[i]!);
     const self = process.cpuUsage(selfBefore);
     const names = pids.map((_, i) => (i === 0 ? 'api' : i <= workers ? `worker ${i}` : 'redis'));
