@@ -1,11 +1,20 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(import.meta.dirname, '..');
 
-/** The Node flags `npm start` runs the service with (package.json), so benches measure what runs. */
-export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=50'];
+/** The Node flags of `npm start` in the checkout at `root` (a build of another commit runs with its own). */
+export function startFlags(root: string): string[] {
+  const start = (
+    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
+  return start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/** The Node flags `npm start` runs the service with, so benches measure what runs. */
+export const SERVICE_NODE_FLAGS = startFlags(ROOT);
 
 /** The environment of a crawl bench's service: loopback allowed, no politeness delay, `concurrency` lanes. */
 export function crawlBenchEnv(concurrency: number): Record<string, string> {

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startArticleSite } from './article-site.js';
-import { crawlBenchEnv } from './children.js';
+import { crawlBenchEnv, startFlags } from './children.js';
 import { crawlAsJob, waitForHealth } from './crawl-job.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -115,14 +115,6 @@ async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   child.kill('SIGTERM');
   await new Promise((resolve) => child.once('exit', resolve));
-}
-
-/** The Node flags of `npm start` in the checkout at `root` (a build of another commit runs with its own). */
-function startFlags(root: string): string[] {
-  const start = (
-    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  ).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 /** The service crawls `pages` pages from /a/0 as one v2 job; answers the pages it completed. */

@@ -69,7 +69,8 @@ export class ContentPool {
             idleTimeout: 30_000,
             // Up to a 64 MB young generation: a page's tree lives while the page is processed and dies with
             // it. Node's `--max-semi-space-size` caps every isolate of the process, so under `npm start`
-            // (`--max-semi-space-size=4`) a worker's is the main thread's (docs/architecture.md, "Memory").
+            // (`--max-semi-space-size=4`) a worker's is the main thread's (docs/architecture.md, "Memory
+            // and the collector").
             resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb, maxYoungGenerationSizeMb: 64 },
           })
         : null;
