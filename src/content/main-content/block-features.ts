@@ -2,7 +2,7 @@ import type { Element } from '../parse/dom.js';
 import { isTag, parentElement } from '../parse/dom.js';
 import { BLOCK_ELEMENTS } from '../parse/elements.js';
 import { NEVER_CONTENT, isConcealed, isDialog } from '../parse/visibility.js';
-import { keyOf, runsOfAlike } from './sibling-runs.js';
+import { runsOfAlike } from './sibling-runs.js';
 import { ownTextOf, shares } from './block-text.js';
 import type { Stats } from './block-stats.js';
 import {
@@ -294,8 +294,9 @@ export function blockFeatures(
     const s = stats.get(el);
     if (!s || s.text === 0) return;
     if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
-    const groups = runsOfAlike(el, stats);
-    for (const child of el.children) {
+    const runOf = runsOfAlike(el, stats);
+    for (let i = 0; i < el.children.length; i++) {
+      const child = el.children[i]!;
       if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
       // A child without text has no block (visit would stop at once): no context is built for it.
       if ((stats.get(child)?.text ?? 0) === 0) continue;
@@ -315,7 +316,7 @@ export function blockFeatures(
       const depth = c.depth + 1;
       const role = child.attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);
-      const run = groups.get(keyOf(child))!; // every child element is counted
+      const run = runOf[i]!; // every child element has its run
       visit(child, {
         depth,
         repeats: Math.log1p(run.all - 1),
@@ -357,7 +358,9 @@ export function blockFeatures(
   const bodyParent = parentElement(body);
   visit(body, {
     depth: 0,
-    repeats: bodyParent ? Math.log1p(runsOfAlike(bodyParent, stats).get(keyOf(body))!.all - 1) : 0,
+    repeats: bodyParent
+      ? Math.log1p(runsOfAlike(bodyParent, stats)[bodyParent.children.indexOf(body)]!.all - 1)
+      : 0,
     parentRepeats: 0,
     boiler: false,
     header: false,

@@ -3,8 +3,8 @@ import { isTag } from '../parse/dom.js';
 import type { Stats } from './block-stats.js';
 import { isConcealed } from '../parse/visibility.js';
 
-/** A child's kind among its siblings: tag and class. */
-export const keyOf = (el: Element): string => `${el.name}.${el.attribs.class ?? ''}`;
+/** A child's kind among its siblings: tag and class (most elements have none: their tag is their kind). */
+export const keyOf = (el: Element): string => (el.attribs.class ? `${el.name}.${el.attribs.class}` : el.name);
 
 /** Children of one kind (tag and class): all of them, and those with text with their text and link text. */
 interface Run {
@@ -17,15 +17,20 @@ interface Run {
 }
 
 /**
- * The children of `el` by kind, in one pass per parent: runs of alike siblings (a card among cards, a post
- * among posts), so that no block scans its siblings itself.
+ * The run of each child of `el` (by its index among the children; none for text), in one pass per parent:
+ * runs of alike siblings (a card among cards, a post among posts), so that no block scans its siblings itself.
  */
-export function runsOfAlike(el: Element, stats: Map<Element, Stats>): Map<string, Run> {
+export function runsOfAlike(el: Element, stats: Map<Element, Stats>): (Run | undefined)[] {
+  const children = el.children;
+  const runOf = new Array<Run | undefined>(children.length);
   const runs = new Map<string, Run>();
-  for (const child of el.children) {
+  for (let i = 0; i < children.length; i++) {
+    const child = children[i]!;
     if (!isTag(child)) continue;
-    const run = runs.get(keyOf(child)) ?? { all: 0, count: 0, text: 0, linkText: 0 };
-    runs.set(keyOf(child), run);
+    const key = keyOf(child);
+    let run = runs.get(key);
+    if (run === undefined) runs.set(key, (run = { all: 0, count: 0, text: 0, linkText: 0 }));
+    runOf[i] = run;
     run.all++;
     const s = stats.get(child);
     // A concealed sibling (a hidden slide, a closed panel) is no part of the run a reader sees.
@@ -34,5 +39,5 @@ export function runsOfAlike(el: Element, stats: Map<Element, Stats>): Map<string
     run.text += s.text;
     run.linkText += s.linkText;
   }
-  return runs;
+  return runOf;
 }
