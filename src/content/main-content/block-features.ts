@@ -290,23 +290,24 @@ export function blockFeatures(
   };
 
   const signals = new Map<string, number>();
-  const visit = (el: Element, c: Context): void => {
-    const s = stats.get(el);
-    if (!s || s.text === 0) return;
+  /** `el`'s blocks, and its children's with their contexts; `s`: its stats, with some text. */
+  const visit = (el: Element, s: Stats, c: Context): void => {
     if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
     const runOf = runsOfAlike(el, stats);
     for (let i = 0; i < el.children.length; i++) {
       const child = el.children[i]!;
       if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
-      // A child without text has no block (visit would stop at once): no context is built for it.
-      if ((stats.get(child)?.text ?? 0) === 0) continue;
+      // A child without text has no block: no context is built for it.
+      const childStats = stats.get(child);
+      if (childStats === undefined || childStats.text === 0) continue;
       const concealed = c.concealed || isConcealed(child);
       const dialog = c.dialog || isDialog(child);
-      // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says;
-      // and a concealed element not measured (analysePage's `concealed`) was not asked for.
-      if (concealed && (dialog || !stats.has(child))) continue;
+      // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says.
+      // (A concealed element analysePage did not measure has no stats: it was skipped above.)
+      if (concealed && dialog) continue;
+      const attribs = child.attribs;
       // Most elements have no class or id: their signals are their ancestors', a level further.
-      const names = child.attribs.class || child.attribs.id ? classAndId(child) : '';
+      const names = attribs.class || attribs.id ? classAndId(child) : '';
       let found = 0;
       if (names) {
         const known = signals.get(names);
@@ -314,10 +315,10 @@ export function blockFeatures(
         else found = known;
       }
       const depth = c.depth + 1;
-      const role = child.attribs.role ?? '';
+      const role = attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);
       const run = runOf[i]!; // every child element has its run
-      visit(child, {
+      visit(child, childStats, {
         depth,
         repeats: Math.log1p(run.all - 1),
         parentRepeats: c.repeats,
@@ -329,7 +330,7 @@ export function blockFeatures(
         strong: found & SIGNAL_STRONG ? depth : c.strong,
         positive: found & SIGNAL_POSITIVE ? depth : c.positive,
         postLike: found & SIGNAL_POST_LIKE ? depth : c.postLike,
-        itemprop: 'itemprop' in child.attribs ? depth : c.itemprop,
+        itemprop: 'itemprop' in attribs ? depth : c.itemprop,
         families:
           found >> FAMILY_SHIFT
             ? c.families.map((at, i) => (found & (1 << (FAMILY_SHIFT + i)) ? depth : at))
@@ -356,31 +357,32 @@ export function blockFeatures(
     }
   };
   const bodyParent = parentElement(body);
-  visit(body, {
-    depth: 0,
-    repeats: bodyParent
-      ? Math.log1p(runsOfAlike(bodyParent, stats)[bodyParent.children.indexOf(body)]!.all - 1)
-      : 0,
-    parentRepeats: 0,
-    boiler: false,
-    header: false,
-    footer: false,
-    main: false,
-    negative: -1,
-    strong: -1,
-    positive: -1,
-    postLike: -1,
-    itemprop: -1,
-    families: NO_FAMILIES,
-    inRoots: rules.roots.has(body),
-    skipped: false,
-    form: false,
-    table: false,
-    list: false,
-    concealed: false,
-    dialog: false,
-    group: NO_GROUP,
-  });
+  if (pageStats !== undefined && pageStats.text > 0)
+    visit(body, pageStats, {
+      depth: 0,
+      repeats: bodyParent
+        ? Math.log1p(runsOfAlike(bodyParent, stats)[bodyParent.children.indexOf(body)]!.all - 1)
+        : 0,
+      parentRepeats: 0,
+      boiler: false,
+      header: false,
+      footer: false,
+      main: false,
+      negative: -1,
+      strong: -1,
+      positive: -1,
+      postLike: -1,
+      itemprop: -1,
+      families: NO_FAMILIES,
+      inRoots: rules.roots.has(body),
+      skipped: false,
+      form: false,
+      table: false,
+      list: false,
+      concealed: false,
+      dialog: false,
+      group: NO_GROUP,
+    });
   return { ...shown.finish(withTexts), concealed: hidden.finish(withTexts) };
 }
 

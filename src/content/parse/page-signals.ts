@@ -103,9 +103,10 @@ export function pageSignals(root: AnyNode): PageSignals {
     }
     if (isTag(node)) {
       frameworksOf(node, found);
-      const id = (node.attribs.id ?? '').toLowerCase();
-      if (emptyAppRoot === null && MOUNT_TAGS.has(node.name) && MOUNT_IDS.has(id) && isEmpty(node))
-        emptyAppRoot = id;
+      if (emptyAppRoot === null && MOUNT_TAGS.has(node.name)) {
+        const id = (node.attribs.id ?? '').toLowerCase();
+        if (MOUNT_IDS.has(id) && isEmpty(node)) emptyAppRoot = id;
+      }
       if ((node.name === 'app-root' && isEmpty(node)) || node.attribs['ng-version'] !== undefined)
         angularRoot = true;
       if (node.name === 'script') {
