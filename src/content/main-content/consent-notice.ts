@@ -12,6 +12,8 @@ import { ACCEPT_LABEL } from '../../lib/consent-words.js';
  * topic is narrower: privacy alone is a newsletter form's word as much as a notice's.
  */
 export function consentNotices(body: AnyNode): Set<Element> {
+  // Most pages never name the topic: a walk that only reads text finds that without measuring anything.
+  if (!namesTopic(body)) return new Set();
   const info = new Map<Element, Measured>();
   const controls: Element[] = [];
   // One walk: each element's text length (all of it, and what is shown), whether its text outside controls
@@ -66,6 +68,14 @@ export function consentNotices(body: AnyNode): Set<Element> {
   let noticeText = 0;
   for (const notice of notices) noticeText += info.get(notice)!.shown;
   return noticeText * 2 < page.shown ? notices : new Set();
+}
+
+/** Whether any text of `node` outside non-content elements names the topic (controls' labels included). */
+function namesTopic(node: AnyNode): boolean {
+  if (node.type === 'text') return NOTICE_TOPIC.test(node.data);
+  if (isTag(node) && NEVER_CONTENT.has(node.name)) return false;
+  if ('children' in node) for (const child of node.children) if (namesTopic(child)) return true;
+  return false;
 }
 
 /** What the walk learns of an element: its text (all, and shown), and whether it names the topic or holds a landmark. */
