@@ -93,18 +93,21 @@ export function ruleMainContent(
   const roots = withSiblings(top, topScore, scores, stats);
   const rootSet = new Set<Element>(roots);
   const headline = titleHeading(doc, roots);
-  const skip = (el: Element): boolean =>
-    el === headline || (!rootSet.has(el) && isBoilerplate(el, stats, bodyStats.text, true));
+  // Asked of most elements two or three times (the text kept below, then the Markdown): answered once each.
+  const strictlyBoiler = new Map<Element, boolean>();
+  const boilerplate = (el: Element): boolean => {
+    let answer = strictlyBoiler.get(el);
+    if (answer === undefined)
+      strictlyBoiler.set(el, (answer = isBoilerplate(el, stats, bodyStats.text, true)));
+    return answer;
+  };
+  const skip = (el: Element): boolean => el === headline || (!rootSet.has(el) && boilerplate(el));
   // Never much less than the page has to read: when the chosen part holds a small share of the text the page
   // shows outside its boilerplate, it was a fragment (one card of a listing, one post of a thread). Widen it
   // to the nearest ancestor holding enough, the body at most.
   if (!isTag(body)) return { roots, skip, headline };
   const widenBelow = kind === 'article' ? WIDEN_ARTICLE_BELOW : WIDEN_BELOW;
-  const kept = keptTextBelow(
-    body,
-    (el) => el === headline || isBoilerplate(el, stats, bodyStats.text, true),
-    stats,
-  );
+  const kept = keptTextBelow(body, (el) => el === headline || boilerplate(el), stats);
   const readable = kept.get(body) ?? 0;
   const chosen = roots.reduce((n, root) => n + keptTextBelow(root, skip, stats).get(root)!, 0);
   if (chosen >= readable * widenBelow) return { roots, skip, headline };
@@ -113,7 +116,7 @@ export function ruleMainContent(
   while (wider !== body && (kept.get(wider) ?? 0) < readable * widenBelow);
   return {
     roots: [wider],
-    skip: (el) => el === headline || (el !== wider && isBoilerplate(el, stats, bodyStats.text, true)),
+    skip: (el) => el === headline || (el !== wider && boilerplate(el)),
     headline,
   };
 }
