@@ -27,8 +27,8 @@ import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-spec
 /** Longest stretch spent filtering discovered links before the event loop gets a turn. */
 const SCOPE_SLICE_MS = 10;
 
-/** Out-of-scope links remembered per run (beyond it, the memory starts again). */
-const OUT_OF_SCOPE_MEMORY = 4096;
+/** Links remembered per run as out of scope, and URLs as offered to the frontier (each emptied when full). */
+const LINK_MEMORY = 4096;
 const OUT_OF_SCOPE_REASON = 'outside the crawl scope (paths, backward or external link rules)';
 
 /** What became of one frontier item: done (a document, an error, a skip) or put back for a retry. */
@@ -62,6 +62,11 @@ export class CrawlRun {
    * page, and each is parsed and matched against the caller's patterns once (still counted at each drop).
    */
   private readonly droppedUrlByLink = new Map<string, string>();
+  /**
+   * URLs this run has put in the frontier (added, or there already): a frontier never forgets a URL, so
+   * offering one again is a no-op, and a site's menu comes with every page. Bounded like the drops.
+   */
+  private readonly offered = new Set<string>();
   /** Hosts whose robots.txt could not be read, so that none of their pages is fetched, and why. */
   private readonly robotsUnreachable = new Map<string, string>();
   /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
@@ -239,6 +244,8 @@ export class CrawlRun {
   private async add(items: FrontierItem[], pagination: boolean): Promise<void> {
     if (items.length === 0) return;
     const accepted = await this.frontier.add(items);
+    if (this.offered.size + items.length > LINK_MEMORY) this.offered.clear();
+    for (const item of items) this.offered.add(item.url);
     if (pagination) this.paginationFollowed += accepted;
     if (accepted > 0) this.notify();
   }
@@ -268,6 +275,9 @@ export class CrawlRun {
         this.drop(dropped, 'outOfScope', OUT_OF_SCOPE_REASON);
         continue;
       }
+      // In the frontier already (an offered URL is its own href): the item this link makes would be ignored.
+      // Pagination spends its budget and a link too deep is counted, so those go on as if unseen.
+      if (!seeds && !pagination && depth <= spec.maxDepth && this.offered.has(link)) continue;
       let url: URL;
       try {
         url = new URL(link);
@@ -276,7 +286,7 @@ export class CrawlRun {
       }
       if (spec.ignoreQueryParameters) url.search = '';
       if (!seeds && !this.scope.allows(url)) {
-        if (this.droppedUrlByLink.size >= OUT_OF_SCOPE_MEMORY) this.droppedUrlByLink.clear();
+        if (this.droppedUrlByLink.size >= LINK_MEMORY) this.droppedUrlByLink.clear();
         // Keyed by the parser's own string where it is the link: a link can be a slice of its page's HTML
         // (content processed in this thread), which a key would keep alive.
         this.droppedUrlByLink.set(url.href === link ? url.href : link, url.href);
