@@ -27,8 +27,13 @@ import type { CrawlDeps, CrawlSink, CrawlSpec, CrawlSummary } from './crawl-spec
 /** Longest stretch spent filtering discovered links before the event loop gets a turn. */
 const SCOPE_SLICE_MS = 10;
 
-/** Links remembered per run as out of scope, and URLs as offered to the frontier (each emptied when full). */
-const LINK_MEMORY = 4096;
+/** Links remembered per run as out of scope (beyond it, the memory starts again). */
+const OUT_OF_SCOPE_MEMORY = 4096;
+/**
+ * Characters of URLs remembered per run as offered to the frontier (a site's pages link to the same pages
+ * again and again): a few MB at most; beyond it, the memory starts again.
+ */
+const OFFERED_MEMORY = 2_000_000;
 const OUT_OF_SCOPE_REASON = 'outside the crawl scope (paths, backward or external link rules)';
 
 /** What became of one frontier item: done (a document, an error, a skip) or put back for a retry. */
@@ -64,9 +69,10 @@ export class CrawlRun {
   private readonly droppedUrlByLink = new Map<string, string>();
   /**
    * URLs this run has put in the frontier (added, or there already): a frontier never forgets a URL, so
-   * offering one again is a no-op, and a site's menu comes with every page. Bounded like the drops.
+   * offering one again is a no-op.
    */
   private readonly offered = new Set<string>();
+  private offeredLength = 0;
   /** Hosts whose robots.txt could not be read, so that none of their pages is fetched, and why. */
   private readonly robotsUnreachable = new Map<string, string>();
   /** What each host's answers asked of this crawl: fewer requests, a wait, a pause. */
@@ -244,8 +250,14 @@ export class CrawlRun {
   private async add(items: FrontierItem[], pagination: boolean): Promise<void> {
     if (items.length === 0) return;
     const accepted = await this.frontier.add(items);
-    if (this.offered.size + items.length > LINK_MEMORY) this.offered.clear();
-    for (const item of items) this.offered.add(item.url);
+    for (const item of items) {
+      if (this.offeredLength > OFFERED_MEMORY) {
+        this.offered.clear();
+        this.offeredLength = 0;
+      }
+      this.offered.add(item.url);
+      this.offeredLength += item.url.length;
+    }
     if (pagination) this.paginationFollowed += accepted;
     if (accepted > 0) this.notify();
   }
@@ -286,7 +298,7 @@ export class CrawlRun {
       }
       if (spec.ignoreQueryParameters) url.search = '';
       if (!seeds && !this.scope.allows(url)) {
-        if (this.droppedUrlByLink.size >= LINK_MEMORY) this.droppedUrlByLink.clear();
+        if (this.droppedUrlByLink.size >= OUT_OF_SCOPE_MEMORY) this.droppedUrlByLink.clear();
         // Keyed by the parser's own string where it is the link: a link can be a slice of its page's HTML
         // (content processed in this thread), which a key would keep alive.
         this.droppedUrlByLink.set(url.href === link ? url.href : link, url.href);
