@@ -3,7 +3,7 @@
 // docs/reference/configuration.md (scripts/reference/configuration.ts); test/docs-drift.test.ts fails when the
 // committed page differs.
 import os from 'node:os';
-import { DEFAULT_TREE_LIMITS } from '../content/parse/parse.js';
+import { DEFAULT_TREE_LIMITS } from '../content/parse/tree-limits.js';
 import {
   ConfigError,
   atRequest,

@@ -16,7 +16,7 @@ import { paginationLinks } from './pagination.js';
 import type { AnyNode, Document, Element } from './parse/dom.js';
 import { parseHtml } from './parse/parse.js';
 import { bodyOf } from './parse/dom.js';
-import type { TreeLimits } from './parse/parse.js';
+import type { TreeLimits } from './parse/tree-limits.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
 
 export interface ContentOptions {

@@ -11,7 +11,6 @@ import type { Meter } from '../tenants/metering.js';
 import { DEFAULT_TENANT } from '../tenants/tenant.js';
 import type { SearchHit } from '../search/types.js';
 import type { ContentEnvelope, ContentResult } from './content-worker.js';
-import { runContentTask } from './content-tasks.js';
 import type { ContentOutputs, ContentTask } from './content-tasks.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
 import type { PageData, PageDataRequest } from './page-data.js';
@@ -125,7 +124,9 @@ export class ContentPool {
     target: string,
   ): Promise<ContentOutputs[K]> {
     deadline.check('formatting');
-    if (!this.pool) return (await runContentTask(task)) as ContentOutputs[K];
+    // Without workers the pipeline runs here, loaded on first use: with them, this thread never holds it.
+    if (!this.pool)
+      return (await (await import('./content-tasks.js')).runContentTask(task)) as ContentOutputs[K];
     const started = performance.now();
     const envelope: ContentEnvelope = {
       task,

@@ -16,7 +16,7 @@ import { DEFAULT_TENANT } from '../tenants/tenant.js';
 import type { Caller } from '../tenants/tenant.js';
 import { pageSlotWithin } from '../tenants/page-slots.js';
 import type { PageSlots } from '../tenants/page-slots.js';
-import type { TreeLimits } from '../content/parse/parse.js';
+import type { TreeLimits } from '../content/parse/tree-limits.js';
 import { ChallengePasses, challengeNote } from './challenge-pass.js';
 import type { ContentPool } from './content-pool.js';
 import type { CssExtraction, RenderedPage } from './page-document.js';

@@ -4,7 +4,7 @@ import { pageLanguage } from '../content/language.js';
 import { classifyBody, mediaTypeOf } from '../content/parse/media-type.js';
 import { clientRenderedReason } from '../content/client-rendered.js';
 import { parseHtml } from '../content/parse/parse.js';
-import type { TreeLimits } from '../content/parse/parse.js';
+import type { TreeLimits } from '../content/parse/tree-limits.js';
 import type { AnyNode } from '../content/parse/dom.js';
 import { extractWithSelectors } from '../extract/css.js';
 import { textDocument } from '../content/documents/text-document.js';

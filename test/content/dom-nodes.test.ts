@@ -4,7 +4,8 @@ import { render } from 'dom-serializer';
 import { Comment, Element, Text, hasChildren, isComment, isTag, isText } from 'domhandler';
 import type { AnyNode } from 'domhandler';
 import { parseDocument } from 'htmlparser2';
-import { DEFAULT_TREE_LIMITS, parseHtml } from '../../src/content/parse/parse.js';
+import { parseHtml } from '../../src/content/parse/parse.js';
+import { DEFAULT_TREE_LIMITS } from '../../src/content/parse/tree-limits.js';
 
 const PAGE =
   '<!doctype html><html lang="en"><head><title>T &amp; t</title><script>var a = 1 < 2;</script>' +

@@ -8,16 +8,8 @@ import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { repairForParser } from './html-repair.js';
 import { adoptStrayContent } from './stray-content.js';
 import { newComment, newElement, newText } from './dom-nodes.js';
-
-export interface TreeLimits {
-  /** Elements nested deeper than this refuse the page (MAX_HTML_DEPTH). */
-  maxDepth: number;
-  /** Elements and text nodes beyond this refuse the page (MAX_HTML_NODES). */
-  maxNodes: number;
-}
-
-/** Bounds for callers that give none: Chromium's own parser depth and a million nodes. */
-export const DEFAULT_TREE_LIMITS: TreeLimits = { maxDepth: 512, maxNodes: 1_000_000 };
+import { DEFAULT_TREE_LIMITS } from './tree-limits.js';
+import type { TreeLimits } from './tree-limits.js';
 
 /**
  * A tree builder that refuses a page the moment it passes a limit, before the rest is parsed. The check
