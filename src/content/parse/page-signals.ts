@@ -45,6 +45,17 @@ const MARKER_ATTRIBUTES = new Map([
   ['data-v-app', 'vue'],
   ['data-server-rendered', 'vue'],
 ]);
+const MARKER_PREFIXES: [string, string][] = [
+  ['_nghost-', 'angular'],
+  ['_ngcontent-', 'angular'],
+  ['data-v-', 'vue'],
+  ['data-sveltekit', 'sveltekit'],
+];
+const MARKER_STARTS = new Set(
+  [...MARKER_ATTRIBUTES.keys(), ...MARKER_PREFIXES.map(([prefix]) => prefix)].map((name) =>
+    name.charCodeAt(0),
+  ),
+);
 const SCRIPT_SOURCES: [string, string][] = [
   ['/_next/', 'next.js'],
   ['/_nuxt/', 'nuxt'],
@@ -68,11 +79,11 @@ function frameworksOf(el: Element, found: Set<string>): void {
   const root = id === undefined ? undefined : ROOT_IDS.get(id);
   if (root) found.add(root);
   for (const name in attribs) {
+    // Most attributes (class, href, src) start with no marker's first letter: passed at once.
+    if (!MARKER_STARTS.has(name.charCodeAt(0))) continue;
     const framework = MARKER_ATTRIBUTES.get(name);
     if (framework) found.add(framework);
-    else if (name.startsWith('_nghost-') || name.startsWith('_ngcontent-')) found.add('angular');
-    else if (name.startsWith('data-v-')) found.add('vue');
-    else if (name.startsWith('data-sveltekit')) found.add('sveltekit');
+    else for (const [prefix, named] of MARKER_PREFIXES) if (name.startsWith(prefix)) found.add(named);
   }
   if (attribs.class?.includes('svelte-')) found.add('svelte');
   if (el.name === 'script') {
