@@ -38,8 +38,8 @@ export interface PageContent {
   doc: Document;
   head: HeadMetadata;
   markdown: string;
-  /** Reading text of the start of the Markdown (for language detection). */
-  plainText: string;
+  /** Reading text of the start of the Markdown (for language detection), made when asked: most pages declare theirs. */
+  plainText: () => string;
   html?: string;
   links?: string[];
   images?: string[];
@@ -84,8 +84,8 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
     if (!blockByBlock) markdown = withoutClosingHeadings(markdown);
     markdown = withoutRepeatedParagraphs(markdown, pageKind.kind);
   }
-  // Full plain text is only needed for language detection, which reads the first 2000 characters.
-  const plainText = markdownToPlainText(markdown.slice(0, 6000));
+  // Plain text is only needed for language detection, which reads the start of it.
+  const plainText = (): string => markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));
   return {
     doc,

@@ -88,7 +88,7 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     const metadata: PageMetadata = {
       ...emptyHead(),
       ...base,
-      language: pageLanguage(null, page.headers['content-language'], text),
+      language: pageLanguage(null, page.headers['content-language'], () => text),
       wordCount: content.wordCount,
       readingTime: content.readingTime,
       excerpt: content.excerpt,
