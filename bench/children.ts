@@ -1,17 +1,14 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { serviceNodeFlags } from '../src/cli/service-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 
 /** The Node flags of `npm start` in the checkout at `root` (a build of another commit runs with its own). */
-export function startFlags(root: string): string[] {
-  const start = (
-    JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }
-  ).scripts.start;
-  return start.split(/\s+/).filter((word) => word.startsWith('--'));
-}
+export const startFlags = (root: string): string[] =>
+  serviceNodeFlags(pathToFileURL(join(root, 'package.json')));
 
 /** The Node flags `npm start` runs the service with, so benches measure what runs. */
 export const SERVICE_NODE_FLAGS = startFlags(ROOT);

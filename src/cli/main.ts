@@ -16,6 +16,7 @@ import { buildApp } from '../app/server.js';
 import type { Services } from '../operations/services.js';
 import { bodyFromFlags, isBooleanFlag, splitArgs } from './args.js';
 import { PROFILES_HELP, profilesCommand } from './profiles.js';
+import { runService } from './service-process.js';
 
 /** Flags of the command line itself, not fields of a request. */
 const OWN_FLAGS = new Set(['api', 'json', 'output', 'help', 'schema']);
@@ -221,12 +222,8 @@ async function run(argv: string[], signal: AbortSignal): Promise<number> {
     return 0;
   }
   // These three keep running: the process ends with them, not with an exit code from here.
-  if (command === 'serve') {
-    await import('../main.js');
-    return -1;
-  }
-  if (command === 'worker') {
-    await import('../worker.js');
+  if (command === 'serve' || command === 'worker') {
+    await runService(command === 'serve' ? 'main' : 'worker');
     return -1;
   }
   if (command === 'mcp') {

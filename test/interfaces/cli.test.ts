@@ -10,6 +10,7 @@ import { freePort } from '../fixtures/free-port.js';
 import { docx } from '../fixtures/files/office.js';
 import { startSearchStub } from '../fixtures/search-stub.js';
 import { startService } from '../helpers.js';
+import { serviceNodeFlags } from '../../src/cli/service-process.js';
 import { SESSION_VALUE, startLoginSite } from '../fixtures/sites/login-site.js';
 
 /** The `pagewright` command as a child process: stdout, files and exit codes. */
@@ -151,7 +152,7 @@ describe('pagewright CLI', () => {
     assert.match(binary.stderr, /^UNSUPPORTED_CONTENT: /m);
   });
 
-  test('serve starts the HTTP API; SIGTERM stops it cleanly', async (t) => {
+  test('serve starts the HTTP API with the Node flags of npm start; SIGTERM stops it cleanly', async (t) => {
     const port = await freePort();
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pagewright-serve-'));
     t.after(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -175,6 +176,9 @@ describe('pagewright CLI', () => {
       if (health !== 'ok') await new Promise((resolve) => setTimeout(resolve, 100));
     }
     assert.equal(health, 'ok');
+    // The collector's settings can only be given as V8 starts: the process became one that has them.
+    const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    for (const flag of serviceNodeFlags()) assert.ok(argv.includes(flag), `${flag} in ${argv.join(' ')}`);
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
   });
