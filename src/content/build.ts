@@ -38,7 +38,7 @@ export interface PageContent {
   doc: Document;
   head: HeadMetadata;
   markdown: string;
-  /** Reading text of the start of the Markdown (for language detection), made when asked: most pages declare theirs. */
+  /** Plain text of the Markdown's start, for language detection; made when asked (most pages declare one). */
   plainText: () => string;
   html?: string;
   links?: string[];

@@ -1,6 +1,9 @@
 import { detect } from 'tinyld';
 
-/** Language from <html lang>, else the Content-Language header, else detected from the text ('und' if unsure); `text` is read only then. */
+/**
+ * Language from <html lang>, else the Content-Language header, else detected from the text ('und' if unsure);
+ * `text` is made only then.
+ */
 export function pageLanguage(
   declared: string | null,
   header: string | undefined,

@@ -48,6 +48,11 @@ export function checkModel(model: TreeModel, features: readonly string[]): TreeM
   return model;
 }
 
+/** Adds its trees' leaves for `row` to `sum[0]` (a double kept in an array: no number boxed per call). */
+type Scorer = (row: Float64Array, sum: Float64Array) => void;
+const compiled = new WeakMap<TreeModel, readonly Scorer[]>();
+const TREES_PER_FUNCTION = 16;
+
 /**
  * A model's trees as code, made once per model: each tree a nested comparison of its row's features with its
  * thresholds as constants, the leaves added to the sum in the trees' order (the same additions, so the same
@@ -55,11 +60,6 @@ export function checkModel(model: TreeModel, features: readonly string[]): TreeM
  * per level; as code the branches are immediates (a page's blocks scored in 60 % of the time).
  * Trees are grouped some per function so that each stays small enough for V8 to optimise.
  */
-/** Adds its trees' leaves for `row` to `sum[0]` (a double kept in an array: no number boxed per call). */
-type Scorer = (row: Float64Array, sum: Float64Array) => void;
-const compiled = new WeakMap<TreeModel, readonly Scorer[]>();
-const TREES_PER_FUNCTION = 16;
-
 function compile(model: TreeModel): readonly Scorer[] {
   let scorers = compiled.get(model);
   if (!scorers) {
