@@ -6,6 +6,7 @@ import { flattenShadowRoot, isShadowTemplate } from './shadow-roots.js';
 import { mayHoldHiddenPage, revealHiddenPage } from './hidden-page.js';
 import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { repairForParser } from './html-repair.js';
+import { FastTokenizer } from './skipping-tokenizer.js';
 import { adoptStrayContent } from './stray-content.js';
 import { newComment, newElement, newText } from './dom-nodes.js';
 import { DEFAULT_TREE_LIMITS } from './tree-limits.js';
@@ -92,9 +93,8 @@ class BoundedDomHandler extends DomHandler {
  */
 export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Document {
   const handler = new BoundedDomHandler(limits);
-  new Parser(handler, { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true }).end(
-    repairForParser(html),
-  );
+  const options = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
+  new Parser(handler, { ...options, Tokenizer: FastTokenizer }).end(repairForParser(html));
   adoptStrayContent(handler.root);
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
   if (handler.streamingScripts.length > 0) applyStreamedParts(handler.streamingIds, handler.streamingScripts);
