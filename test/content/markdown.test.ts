@@ -16,3 +16,16 @@ describe('Markdown rendering', () => {
       );
   });
 });
+
+describe('code blocks are put back by markers the page cannot write', () => {
+  test("text spelling the old marker stays text: no 'undefined', no copy of another code block", () => {
+    const forged = '\uE0010\uE002 and \uE0017\uE002';
+    const page = `<html><body><main><p>Before ${forged} after.</p><pre><code>const a = 1;</code></pre></main></body></html>`;
+    for (const only of [false, true]) {
+      const markdown = markdownOf(page, only);
+      assert.doesNotMatch(markdown, /undefined/);
+      assert.equal(markdown.match(/const a = 1;/g)?.length, 1, markdown);
+      assert.ok(markdown.includes(`Before ${forged} after.`), markdown);
+    }
+  });
+});

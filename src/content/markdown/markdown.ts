@@ -22,7 +22,7 @@ const HEADINGS: Record<string, number> = { h1: 1, h2: 2, h3: 3, h4: 4, h5: 5, h6
  * N lines nested D deep grows as N x D (a hostile page of 150,000 items 250 lists deep gave 74 MB).
  */
 const MAX_INDENTED_NESTING = 10;
-/** Private-use markers around a code block's index; the code is swapped back in at the end. */
+/** Private-use markers around a code block's nonce and index; the code is swapped back in at the end. */
 const CODE_OPEN = '\uE001';
 const CODE_CLOSE = '\uE002';
 
@@ -46,6 +46,8 @@ export class MarkdownRenderer {
   /** Inside a link's text: its own brackets would end the link text early for many Markdown readers. */
   private inLink = 0;
   private readonly codeBlocks: string[] = [];
+  /** Part of every code block's marker: a page's own text cannot spell a marker and be swapped for code. */
+  private readonly nonce = Math.random().toString(36).slice(2, 10);
   /** Lists and quotes open around the current node. */
   private nesting = 0;
 
@@ -56,14 +58,16 @@ export class MarkdownRenderer {
   }
 
   finish(markdown: string): string {
-    return stripTrailingBlanks(markdown)
-      .replace(/\n{3,}/g, '\n\n')
-      .replace(/^([ >]*)(- |\d+\. )?\uE001(\d+)\uE002/gm, (_, lead: string, marker = '', i: string) => {
+    const text = stripTrailingBlanks(markdown).replace(/\n{3,}/g, '\n\n');
+    if (this.codeBlocks.length === 0) return text.trim();
+    const marker = `${CODE_OPEN}${this.nonce}:(\\d+)${CODE_CLOSE}`;
+    return text
+      .replace(new RegExp(`^([ >]*)(- |\\d+\\. )?${marker}`, 'gm'), (_, lead: string, item = '', i: string) => {
         // Code inside a list item or quote keeps that container's indentation on every line.
-        const indent = lead + ' '.repeat(marker.length);
-        return lead + marker + this.codeBlocks[Number(i)]!.replace(/\n/g, `\n${indent}`);
+        const indent = lead + ' '.repeat(item.length);
+        return lead + item + this.codeBlocks[Number(i)]!.replace(/\n/g, `\n${indent}`);
       })
-      .replace(/\uE001(\d+)\uE002/g, (_, i: string) => `\n${this.codeBlocks[Number(i)]!}\n`)
+      .replace(new RegExp(marker, 'g'), (_, i: string) => `\n${this.codeBlocks[Number(i)]!}\n`)
       .trim();
   }
 
@@ -156,7 +160,7 @@ export class MarkdownRenderer {
     this.inlineOnly++;
     this.spaced = true;
     try {
-      return this.children(el).replace(/\s+/g, ' ').trim();
+      return collapseWhiteSpace(this.children(el)).trim();
     } finally {
       this.inlineOnly--;
     }
@@ -198,7 +202,7 @@ export class MarkdownRenderer {
     const longest = Math.max(2, ...(code.match(/`{3,}/g) ?? []).map((run) => run.length));
     const fence = '`'.repeat(longest + 1);
     this.codeBlocks.push(`${fence}${codeLanguage(el)}\n${code}\n${fence}`);
-    return this.block(`${CODE_OPEN}${this.codeBlocks.length - 1}${CODE_CLOSE}`);
+    return this.block(`${CODE_OPEN}${this.nonce}:${this.codeBlocks.length - 1}${CODE_CLOSE}`);
   }
 
   private link(el: Element): string {
@@ -327,6 +331,7 @@ function escapeMarkdown(text: string, atLineStart: boolean): string {
  * a run and is quadratic in a long run of spaces; this is one pass per line.
  */
 function stripTrailingBlanks(text: string): string {
+  if (!TRAILING_BLANK.test(text)) return text;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -336,6 +341,8 @@ function stripTrailingBlanks(text: string): string {
   }
   return lines.join('\n');
 }
+
+const TRAILING_BLANK = /[ \t](?:\n|$)/;
 
 /**
  * String trim of white space (no-break and the other Unicode spaces, and the zero-width space, word joiner
