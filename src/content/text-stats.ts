@@ -1,10 +1,17 @@
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
 
+/** ASCII classes for countWords: 1 a letter or digit, 2 a joiner inside a word (`'`, `-`, `_`), 0 neither. */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII_WORD[c] = /[A-Za-z0-9]/.test(ch) ? 1 : ch === "'" || ch === '-' || ch === '_' ? 2 : 0;
+}
+
 /**
  * Words in the text: runs of letters/digits (with inner apostrophes, hyphens and underscores);
  * each Han/kana character counts as one word, as CJK readers count them. ASCII is classified
- * without regexes, which keeps this linear and cheap on long pages.
+ * from a table, without regexes, which keeps this linear and cheap on long pages.
  */
 export function countWords(text: string): number {
   let count = 0;
@@ -13,11 +20,8 @@ export function countWords(text: string): number {
     const c = text.charCodeAt(i);
     let word: boolean;
     if (c < 128) {
-      word =
-        (c >= 97 && c <= 122) ||
-        (c >= 65 && c <= 90) ||
-        (c >= 48 && c <= 57) ||
-        (inWord && (c === 39 || c === 45 || c === 95));
+      const kind = ASCII_WORD[c]!;
+      word = kind === 1 || (inWord && kind === 2);
     } else {
       const ch = String.fromCodePoint(text.codePointAt(i)!);
       if (ch.length === 2) i++;
