@@ -62,11 +62,14 @@ export class MarkdownRenderer {
     if (this.codeBlocks.length === 0) return text.trim();
     const marker = `${CODE_OPEN}${this.nonce}:(\\d+)${CODE_CLOSE}`;
     return text
-      .replace(new RegExp(`^([ >]*)(- |\\d+\\. )?${marker}`, 'gm'), (_, lead: string, item = '', i: string) => {
-        // Code inside a list item or quote keeps that container's indentation on every line.
-        const indent = lead + ' '.repeat(item.length);
-        return lead + item + this.codeBlocks[Number(i)]!.replace(/\n/g, `\n${indent}`);
-      })
+      .replace(
+        new RegExp(`^([ >]*)(- |\\d+\\. )?${marker}`, 'gm'),
+        (_, lead: string, item = '', i: string) => {
+          // Code inside a list item or quote keeps that container's indentation on every line.
+          const indent = lead + ' '.repeat(item.length);
+          return lead + item + this.codeBlocks[Number(i)]!.replace(/\n/g, `\n${indent}`);
+        },
+      )
       .replace(new RegExp(marker, 'g'), (_, i: string) => `\n${this.codeBlocks[Number(i)]!}\n`)
       .trim();
   }
