@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { runContentTask } from './content-tasks.js';
 import type { ContentOutput, ContentTask } from './content-tasks.js';
+import { collectBetweenTasks } from './young-collection.js';
 
 export interface ContentEnvelope {
   task: ContentTask;
@@ -22,6 +23,8 @@ export type ContentResult =
 export default async function runInWorker(envelope: ContentEnvelope): Promise<ContentResult> {
   Atomics.store(envelope.started, 0, 1);
   if (Date.now() >= envelope.deadlineAt) return { ok: false, expired: true };
+  // The last task's garbage goes before this one allocates (young-collection.ts).
+  collectBetweenTasks();
   try {
     return { ok: true, value: await runContentTask(envelope.task) };
   } catch (err) {
