@@ -14,7 +14,7 @@ test('between tasks, a young generation more than half full is collected, and on
   const minor: number[] = [];
   const observer = new PerformanceObserver((list) => {
     for (const entry of list.getEntries())
-      if ((entry.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
+      if ((entry as { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR)
         minor.push(entry.startTime);
   });
   observer.observe({ entryTypes: ['gc'] });
