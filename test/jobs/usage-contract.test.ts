@@ -77,3 +77,18 @@ if (redisAvailable) {
     }
   });
 } else test('usage store on Redis', (t) => t.skip(REDIS_MISSING));
+
+test("a UTC day is each millisecond's own, on both sides of midnight and before 1970", () => {
+  const midnight = Date.parse('2026-11-29T00:00:00Z');
+  for (const [ms, day] of [
+    [midnight - 1, '2026-11-28'],
+    [midnight, '2026-11-29'],
+    [midnight + 86_399_999, '2026-11-29'],
+    [midnight + 86_400_000, '2026-11-30'],
+    [midnight - 1, '2026-11-28'],
+    [-1, '1969-12-31'],
+    [0, '1970-01-01'],
+  ] as const)
+    assert.equal(utcDay(ms), day, String(ms));
+  assert.throws(() => utcDay(Number.NaN), RangeError);
+});

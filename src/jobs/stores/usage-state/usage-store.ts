@@ -23,8 +23,17 @@ export const USAGE_KEEP_DAYS = 400;
 
 const DAY_MS = 86_400_000;
 
+/** The day asked for last and the milliseconds it spans: every page counted asks for today. */
+let lastDay = { from: 0, until: 0, day: '' };
+
 /** The UTC day of `ms` as `YYYY-MM-DD`. */
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+export function utcDay(ms: number): string {
+  if (ms >= lastDay.from && ms < lastDay.until) return lastDay.day;
+  const day = new Date(ms).toISOString().slice(0, 10);
+  const from = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+  lastDay = { from, until: from + DAY_MS, day };
+  return day;
+}
 
 /** Milliseconds since the epoch of a day's 00:00 UTC. */
 export const dayStart = (day: string): number => Date.parse(`${day}T00:00:00Z`);
