@@ -278,10 +278,6 @@ export class CrawlRun {
     let paginationBudget = spec.maxPaginationPages - this.paginationFollowed;
     let sliceStart = performance.now();
     for (const link of links) {
-      if (performance.now() - sliceStart > SCOPE_SLICE_MS) {
-        await setImmediate();
-        sliceStart = performance.now();
-      }
       const dropped = seeds ? undefined : this.droppedUrlByLink.get(link);
       if (dropped !== undefined) {
         this.drop(dropped, 'outOfScope', OUT_OF_SCOPE_REASON);
@@ -290,6 +286,11 @@ export class CrawlRun {
       // In the frontier already (an offered URL is its own href): the item this link makes would be ignored.
       // Pagination spends its budget and a link too deep is counted, so those go on as if unseen.
       if (!seeds && !pagination && depth <= spec.maxDepth && this.offered.has(link)) continue;
+      // Only a link not met before costs a parse and the caller's patterns: the clock is read before those.
+      if (performance.now() - sliceStart > SCOPE_SLICE_MS) {
+        await setImmediate();
+        sliceStart = performance.now();
+      }
       let url: URL;
       try {
         url = new URL(link);
