@@ -158,6 +158,16 @@ export class MarkdownRenderer {
     }
   }
 
+  /**
+   * A list item's content as `block(content).trim()` gives it: trimWhitespace already removes all that trim()
+   * would, so the blank lines block() puts around it are not added and taken off again.
+   */
+  private itemBlock(content: string): string {
+    this.spaced = true;
+    this.lineStart = true;
+    return trimWhitespace(content);
+  }
+
   /** Renders a subtree flattened to one line (table cells, link text). */
   inline(el: AnyNode): string {
     this.inlineOnly++;
@@ -252,7 +262,7 @@ export class MarkdownRenderer {
       if (!isTag(child) || this.hidden(child) || this.options.skip?.(child)) continue;
       const content =
         child.name === 'li'
-          ? this.block(this.children(child)).trim()
+          ? this.itemBlock(this.children(child))
           : child.name === 'ul' || child.name === 'ol'
             ? this.list(child).trim()
             : this.block(this.node(child)).trim();
@@ -265,6 +275,10 @@ export class MarkdownRenderer {
         continue;
       }
       const marker = ordered ? `${number++}. ` : '- ';
+      if (!content.includes('\n')) {
+        items.push(marker + content);
+        continue;
+      }
       // A nested list right after the item's text stays tight; other paragraphs keep their blank line.
       const tight = content.replace(/\n\n(?=- |\d+\. )/g, '\n');
       items.push(marker + (flush ? tight : tight.replace(/\n/g, `\n${' '.repeat(marker.length)}`)));
@@ -376,5 +390,7 @@ function isSpace(code: number): boolean {
 }
 
 function escapeUrl(url: string): string {
+  if (!URL_NEEDS_ESCAPE.test(url)) return url;
   return url.replace(/ /g, '%20').replace(/\(/g, '%28').replace(/\)/g, '%29');
 }
+const URL_NEEDS_ESCAPE = /[ ()]/;
