@@ -18,18 +18,8 @@ export function findFirst(root: AnyNode, name: string): Element | null {
   return null;
 }
 
-/**
- * All elements below root, in document order. A tree is not changed once parsed (parse.ts), so each root's
- * list is made once: the page's kind and its pagination both read the whole document's.
- */
-export function allElements(root: AnyNode): readonly Element[] {
-  let out = elementsBelow.get(root);
-  if (out === undefined) elementsBelow.set(root, (out = collectElements(root)));
-  return out;
-}
-const elementsBelow = new WeakMap<AnyNode, readonly Element[]>();
-
-function collectElements(root: AnyNode): Element[] {
+/** All elements below root, in document order. */
+export function allElements(root: AnyNode): Element[] {
   const out: Element[] = [];
   const stack: AnyNode[] = [root];
   while (stack.length > 0) {
