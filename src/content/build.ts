@@ -16,6 +16,7 @@ import { paginationLinks } from './pagination.js';
 import type { AnyNode, Document, Element } from './parse/dom.js';
 import { parseHtml } from './parse/parse.js';
 import { bodyOf } from './parse/dom.js';
+import { forgetResolvedUrls } from './parse/urls.js';
 import type { TreeLimits } from './parse/tree-limits.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
 
@@ -57,6 +58,14 @@ export interface PageContent {
 
 /** Everything derived from one page's HTML, from a single parse. Pure: no I/O. */
 export function buildContent(html: string, pageUrl: URL, options: ContentOptions): PageContent {
+  try {
+    return derive(html, pageUrl, options);
+  } finally {
+    forgetResolvedUrls();
+  }
+}
+
+function derive(html: string, pageUrl: URL, options: ContentOptions): PageContent {
   const doc = parseHtml(html, options.limits);
   const head = readMetadata(doc, pageUrl);
   const pageKind = detectPageKind(doc, pageUrl);
