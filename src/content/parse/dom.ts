@@ -47,16 +47,16 @@ export function bodyOf(doc: Document): AnyNode {
 
 /** Text of a subtree with whitespace collapsed; skips script/style/template content. */
 export function textOf(node: AnyNode): string {
-  const parts: string[] = [];
-  const walk = (n: AnyNode): void => {
-    if (n.type === 'text') parts.push(n.data);
-    else if (isTag(n)) {
-      if (NON_TEXT_TAGS.has(n.name)) return;
-      for (const child of n.children) walk(child);
-    } else if ('children' in n) for (const child of n.children) walk(child);
-  };
-  walk(node);
-  return collapseWhiteSpace(parts.join('')).trim();
+  return collapseWhiteSpace(textBelow(node)).trim();
+}
+
+/** The text nodes' data joined (a lone text node's is answered as it is, the common case of a link). */
+function textBelow(n: AnyNode): string {
+  if (n.type === 'text') return n.data;
+  if ((isTag(n) && NON_TEXT_TAGS.has(n.name)) || !('children' in n)) return '';
+  let out = '';
+  for (const child of n.children) out += textBelow(child);
+  return out;
 }
 
 export const NON_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'math', 'head']);
