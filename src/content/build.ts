@@ -15,7 +15,7 @@ import { pageSignals } from './parse/page-signals.js';
 import { paginationLinks } from './pagination.js';
 import type { AnyNode, Document, Element } from './parse/dom.js';
 import { parseHtml } from './parse/parse.js';
-import { bodyOf } from './parse/dom.js';
+import { allElements, bodyOf } from './parse/dom.js';
 import { forgetResolvedUrls } from './parse/urls.js';
 import type { TreeLimits } from './parse/tree-limits.js';
 import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
@@ -68,7 +68,9 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
 function derive(html: string, pageUrl: URL, options: ContentOptions): PageContent {
   const doc = parseHtml(html, options.limits);
   const head = readMetadata(doc, pageUrl);
-  const pageKind = detectPageKind(doc, pageUrl);
+  // Every element of the page, in order: the page's kind and its pagination read the same list.
+  const elements = allElements(doc);
+  const pageKind = detectPageKind(doc, pageUrl, elements);
   const body = bodyOf(doc);
   const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));
   let roots: AnyNode[] = [body];
@@ -104,7 +106,7 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
     html: options.html ? toCleanHtml(roots, render) : undefined,
     links: options.links ? collectLinks(body, head.base) : undefined,
     images: options.images ? collectImages(body, head.base, options.removeBase64Images) : undefined,
-    pagination: options.pagination ? paginationLinks(doc, head.base, pageUrl) : undefined,
+    pagination: options.pagination ? paginationLinks(doc, head.base, pageUrl, elements) : undefined,
     wordCount: words,
     readingTime: readingTime(words),
     excerpt: markdownExcerpt(markdown),

@@ -1,4 +1,4 @@
-import type { AnyNode } from './parse/dom.js';
+import type { AnyNode, Element } from './parse/dom.js';
 import { allElements, textOf } from './parse/dom.js';
 import { absoluteUrl } from './parse/urls.js';
 
@@ -71,7 +71,12 @@ function pathAndQuery(href: string, page: PageAddress): string | null {
  * Links that continue a paginated listing: rel="next", "next"/"»" links, links inside pagination
  * navigation, and links that only change a page-number parameter or a /page/N segment.
  */
-export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[] {
+export function paginationLinks(
+  root: AnyNode,
+  base: URL,
+  pageUrl: URL,
+  elements: readonly Element[] = allElements(root),
+): string[] {
   const found = new Set<string>();
   const pagers = new Map<AnyNode, boolean>();
   const page: PageAddress = {
@@ -79,7 +84,7 @@ export function paginationLinks(root: AnyNode, base: URL, pageUrl: URL): string[
     origin: pageUrl.origin,
     hrefWithoutFragment: withoutFragment(pageUrl.href),
   };
-  for (const el of allElements(root)) {
+  for (const el of elements) {
     if (el.name !== 'a' && el.name !== 'link') continue;
     const href = absoluteUrl(el.attribs.href, base);
     if (!href || !/^https?:/.test(href)) continue;

@@ -52,8 +52,11 @@ function schemaTypes(scripts: Element[]): string[] {
  * then Open Graph's type, then structure (a grid of priced items, price and cart markup, comment or post
  * threads, code blocks). Pure and linear in the page. Answers the kind and the signal that decided it.
  */
-export function detectPageKind(doc: Document, url: URL): { kind: PageKind; signal: string } {
-  const elements = allElements(doc);
+export function detectPageKind(
+  doc: Document,
+  url: URL,
+  elements: readonly Element[] = allElements(doc),
+): { kind: PageKind; signal: string } {
   const scripts = elements.filter(isJsonLdScript);
   const declared = [
     ...schemaTypes(scripts),
