@@ -5,15 +5,17 @@ import { isInvisible } from '../parse/visibility.js';
 
 /** The block's own text: direct text and inline descendants (training labels read it). */
 export function ownTextOf(el: Element): string {
-  const parts: string[] = [];
-  for (const child of el.children) collectOwnText(child, parts);
-  return collapseWhiteSpace(parts.join('')).trim();
+  let text = '';
+  for (const child of el.children) text += ownTextBelow(child);
+  return collapseWhiteSpace(text).trim();
 }
 
-function collectOwnText(node: AnyNode, parts: string[]): void {
-  if (node.type === 'text') parts.push(node.data);
-  else if (isTag(node) && !isInvisible(node) && !BLOCK_ELEMENTS.has(node.name))
-    for (const child of node.children) collectOwnText(child, parts);
+function ownTextBelow(node: AnyNode): string {
+  if (node.type === 'text') return node.data;
+  if (!isTag(node) || isInvisible(node) || BLOCK_ELEMENTS.has(node.name)) return '';
+  let text = '';
+  for (const child of node.children) text += ownTextBelow(child);
+  return text;
 }
 
 /** Characters of a string that are digits / upper-case letters, for short own texts only (bounded). */
