@@ -17,19 +17,24 @@ const collect = minorCollection();
 /**
  * V8's `gc()`: the global a process started with `--expose-gc` already has, else one taken from a context made
  * while the flag is set for that moment only (contexts made later do not have it). Never handed to other code.
+ * V8's flags are the process's: another worker starting at the same moment may unset the flag between this
+ * one's setting it and making its context, hence a few attempts.
  */
 function minorCollection(): MinorCollection | null {
   const own = (globalThis as { gc?: unknown }).gc;
   if (typeof own === 'function') return own as MinorCollection;
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    const gc: unknown = vm.runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as MinorCollection) : null;
-  } catch {
-    return null;
-  } finally {
-    v8.setFlagsFromString('--no-expose-gc');
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      const gc: unknown = vm.runInNewContext('gc');
+      if (typeof gc === 'function') return gc as MinorCollection;
+    } catch {
+      return null;
+    } finally {
+      v8.setFlagsFromString('--no-expose-gc');
+    }
   }
+  return null;
 }
 
 /**
