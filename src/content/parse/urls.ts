@@ -17,7 +17,7 @@ export function absoluteUrl(href: string | undefined, base: URL): string | null 
 /**
  * The hrefs of the base last resolved against: one page's, dropped once the page is built (forgetResolvedUrls).
  * Not a WeakMap keyed by the base: its entries outlive their page until a full collection, and a page's hrefs
- * hold its HTML (a weak map of each page's element lists measured 1 ms a page more of collector time).
+ * hold its HTML.
  */
 let resolved: { base: URL | null; known: Map<string, string | null> } = { base: null, known: new Map() };
 
@@ -25,6 +25,7 @@ let resolved: { base: URL | null; known: Map<string, string | null> } = { base: 
 export function forgetResolvedUrls(): void {
   resolved = { base: null, known: new Map() };
 }
+
 /** Hrefs remembered per base: a page of more distinct links resolves the rest each time. */
 const MAX_REMEMBERED = 10_000;
 
