@@ -48,27 +48,17 @@ export function checkModel(model: TreeModel, features: readonly string[]): TreeM
   return model;
 }
 
-/**
- * Adds its trees' leaves to the sum of each row of `features` (`width` values a row) that `only` marks, or of
- * every row without it.
- */
-type Scorer = (
-  features: Float32Array,
-  width: number,
-  sums: Float64Array,
-  only: Uint8Array | undefined,
-) => void;
+/** Adds its trees' leaves for `row` to `sum[0]` (a double kept in an array: no number boxed per call). */
+type Scorer = (row: Float64Array, sum: Float64Array) => void;
 const compiled = new WeakMap<TreeModel, readonly Scorer[]>();
 const TREES_PER_FUNCTION = 16;
 
 /**
- * A model's trees as code, made once per model: each tree a nested comparison of a row's features with its
- * thresholds as constants, the leaves added to the row's sum in the trees' order (the same additions, so the
- * same log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and
- * leaf per level; as code the branches are immediates (a page's blocks scored in 60 % of the time).
- * Trees are grouped some per function so that each stays small enough for V8 to optimise, and each function
- * scores every row before the next one runs: the model's code is too large to stay in the processor's
- * instruction cache row after row, a group of trees is not.
+ * A model's trees as code, made once per model: each tree a nested comparison of its row's features with its
+ * thresholds as constants, the leaves added to the sum in the trees' order (the same additions, so the same
+ * log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and leaf
+ * per level; as code the branches are immediates (a page's blocks scored in 60 % of the time).
+ * Trees are grouped some per function so that each stays small enough for V8 to optimise.
  */
 function compile(model: TreeModel): readonly Scorer[] {
   let scorers = compiled.get(model);
@@ -86,11 +76,10 @@ function compile(model: TreeModel): readonly Scorer[] {
     // Numbers are written as JavaScript reads them back exactly (shortest round trip); ±∞ and NaN by name.
     const constant = (x: number): string =>
       Number.isFinite(x) ? String(x) : x > 0 ? 'Infinity' : x < 0 ? '-Infinity' : 'NaN';
-    // A feature is read from the float32 row as the double it is: the comparison a float64 copy would make.
     const node = (tree: TreeModel['trees'][number], i: number): string =>
       i >= inner
         ? constant(tree.leaf[i - inner]!)
-        : `(features[at + ${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
+        : `(row[${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
     const made: Scorer[] = [];
     for (let first = 0; first < model.trees.length; first += TREES_PER_FUNCTION) {
       const body = model.trees
@@ -98,20 +87,7 @@ function compile(model: TreeModel): readonly Scorer[] {
         .map((tree) => `sum += ${node(tree, 0)};`)
         .join('\n');
       // Code made from the shipped model's numbers only, never from a caller's input.
-      made.push(
-        new Function(
-          'features',
-          'width',
-          'sums',
-          'only',
-          `for (let r = 0, at = 0; r < sums.length; r++, at += width) {
-            if (only !== undefined && only[r] === 0) continue;
-            let sum = sums[r];
-            ${body}
-            sums[r] = sum;
-          }`,
-        ) as Scorer,
-      );
+      made.push(new Function('row', 'total', `let sum = total[0];\n${body}\ntotal[0] = sum;`) as Scorer);
     }
     scorers = made;
     compiled.set(model, scorers);
@@ -127,9 +103,17 @@ export function predict(model: TreeModel, features: Float32Array, only?: Uint8Ar
   const scorers = compile(model);
   const width = model.features.length;
   const rows = features.length / width;
-  const sums = new Float64Array(rows).fill(model.base);
-  for (const score of scorers) score(features, width, sums, only);
   const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) if (!only || only[r]) out[r] = 1 / (1 + Math.exp(-sums[r]!));
+  // One row's features as doubles, read by every tree, rather than converted from float32 at each read.
+  const row = new Float64Array(width);
+  const sum = new Float64Array(1);
+  for (let r = 0; r < rows; r++) {
+    if (only && !only[r]) continue;
+    const offset = r * width;
+    for (let k = 0; k < width; k++) row[k] = features[offset + k]!;
+    sum[0] = model.base;
+    for (const score of scorers) score(row, sum);
+    out[r] = 1 / (1 + Math.exp(-sum[0]!));
+  }
   return out;
 }
