@@ -18,23 +18,20 @@ export function countWords(text: string): number {
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
+    let word: boolean;
     if (c < 128) {
-      // A letter or digit starts or continues a word; a joiner continues one; anything else ends it.
       const kind = ASCII_WORD[c]!;
-      if (kind === 1) {
-        if (!inWord) count++;
-        inWord = true;
-      } else if (kind === 0) inWord = false;
-      continue;
+      word = kind === 1 || (inWord && kind === 2);
+    } else {
+      const ch = String.fromCodePoint(text.codePointAt(i)!);
+      if (ch.length === 2) i++;
+      if (CJK.test(ch)) {
+        count++;
+        inWord = false;
+        continue;
+      }
+      word = WORD_CHAR.test(ch) || (inWord && ch === '’');
     }
-    const ch = String.fromCodePoint(text.codePointAt(i)!);
-    if (ch.length === 2) i++;
-    if (CJK.test(ch)) {
-      count++;
-      inWord = false;
-      continue;
-    }
-    const word: boolean = WORD_CHAR.test(ch) || (inWord && ch === '’');
     if (word && !inWord) count++;
     inWord = word;
   }

@@ -31,7 +31,7 @@ describe('runs of alike siblings', () => {
   test('children are grouped by tag and class, whether a parent has a few kinds or many', () => {
     for (const kinds of [
       ['p', 'div.card', 'div'],
-      // More kinds than are compared one by one: the rest are looked up by key.
+      // A parent of many kinds of children (cards, list items, menus side by side).
       ['p', 'div.a', 'div.b', 'div', 'span', 'span.a', 'li', 'li.x y', 'section', 'a', 'b.a', 'i'],
     ]) {
       const { parent, stats } = parentOf(kinds, 3);
@@ -65,7 +65,7 @@ describe('block feature rows', () => {
   test("a page's rows are the same whatever page was analysed before it, and stay its own", () => {
     const small = features(page(5));
     const copy = Float32Array.from(small);
-    // A larger page grows the rows' storage that the next page starts from.
+    // Analyses of other pages, larger and smaller, in between.
     features(page(400));
     assert.deepEqual(small, copy);
     assert.deepEqual(features(page(5)), copy);

@@ -52,8 +52,10 @@ export function contextFeatures(
   p: Float32Array,
 ): Float32Array {
   const n = p.length;
-  const weight = new Float64Array(n);
-  for (let i = 0; i < n; i++) weight[i] = Math.expm1(features[i * FEATURE_COUNT + LOG_OWN_TEXT]!) + 1;
+  const weight = Float64Array.from(
+    { length: n },
+    (_, i) => Math.expm1(features[i * FEATURE_COUNT + LOG_OWN_TEXT]!) + 1,
+  );
   const prefixW = new Float64Array(n + 1);
   const prefixP = new Float64Array(n + 1);
   for (let i = 0; i < n; i++) {
@@ -65,8 +67,7 @@ export function contextFeatures(
     const hi = Math.min(n, i + k + 1);
     return (prefixP[hi]! - prefixP[lo]!) / Math.max(1e-9, prefixW[hi]! - prefixW[lo]!);
   };
-  let containerCount = 0;
-  for (let i = 0; i < containers.length; i++) containerCount = Math.max(containerCount, containers[i]! + 1);
+  const containerCount = containers.reduce((m, id) => Math.max(m, id + 1), 0);
   const sumW = new Float64Array(containerCount);
   const sumP = new Float64Array(containerCount);
   const count = new Int32Array(containerCount);
@@ -86,10 +87,9 @@ export function contextFeatures(
   const out = new Float32Array(n * WIDTH);
   const pageAbove = above / Math.max(1e-9, total);
   for (let i = 0; i < n; i++) {
-    // Copied value by value: a view of each row to copy from would be an object a row.
-    let k = i * WIDTH;
-    for (let f = i * FEATURE_COUNT, end = f + FEATURE_COUNT; f < end; f++) out[k++] = features[f]!;
+    out.set(features.subarray(i * FEATURE_COUNT, (i + 1) * FEATURE_COUNT), i * WIDTH);
     const great = containers[i * 3 + 2]!;
+    let k = i * WIDTH + FEATURE_COUNT;
     out[k++] = p[i]!;
     out[k++] = i > 0 ? p[i - 1]! : 0;
     out[k++] = i + 1 < n ? p[i + 1]! : 0;

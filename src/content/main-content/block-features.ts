@@ -207,8 +207,8 @@ export function blockFeatures(
   const pageText = Math.max(1, pageStats?.text ?? 0);
   let ruleText = 0;
   for (const root of rules.roots) ruleText += stats.get(root)?.text ?? 0;
-  const shown = new RowBuffer(SHOWN_ROWS);
-  const hidden = new RowBuffer(HIDDEN_ROWS);
+  const shown = new RowBuffer();
+  const hidden = new RowBuffer();
   let seen = 0;
   let afterH1 = false;
   const share = (el: Element | null): number => (el ? (stats.get(el)?.text ?? 0) / pageText : 0);
@@ -284,18 +284,12 @@ export function blockFeatures(
     row[k++] = c.group.density;
     row[k++] = nearness(c.depth, c.group.at);
     for (const at of c.families) row[k++] = nearness(c.depth, at);
-    // The neighbour slots are written by fillNeighbours once every row is known; until then they are 0.
-    row.fill(0, k, into.used + FEATURE_COUNT);
+    // The neighbour slots stay 0 here: fillNeighbours writes them once every row is known.
     into.used += FEATURE_COUNT;
     if (!c.concealed) seen += s.ownText;
   };
 
   const signals = new Map<string, number>();
-  /**
-   * The context of the element being visited at each depth: a child's is made from its parent's and is not
-   * needed once the child's subtree is done, so each depth's object is rewritten for the next sibling.
-   */
-  const contexts: Context[] = [];
   /** `el`'s blocks, and its children's with their contexts; `s`: its stats, with some text. */
   const visit = (el: Element, s: Stats, c: Context): void => {
     if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
@@ -324,43 +318,42 @@ export function blockFeatures(
       const role = attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);
       const run = runOf[i]!; // every child element has its run
-      // Written in place: the walk holds only the contexts of its path, one a depth (contexts).
-      const next = (contexts[depth] ??= { ...c });
-      next.depth = depth;
-      next.repeats = Math.log1p(run.all - 1);
-      next.parentRepeats = c.repeats;
-      next.boiler = c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role);
-      next.header = c.header || child.name === 'header' || role === 'banner';
-      next.footer = c.footer || child.name === 'footer' || role === 'contentinfo';
-      next.main = c.main || child.name === 'main' || child.name === 'article' || role === 'main';
-      next.negative = found & SIGNAL_NEGATIVE ? depth : c.negative;
-      next.strong = found & SIGNAL_STRONG ? depth : c.strong;
-      next.positive = found & SIGNAL_POSITIVE ? depth : c.positive;
-      next.postLike = found & SIGNAL_POST_LIKE ? depth : c.postLike;
-      next.itemprop = 'itemprop' in attribs ? depth : c.itemprop;
-      next.families =
-        found >> FAMILY_SHIFT
-          ? c.families.map((at, i) => (found & (1 << (FAMILY_SHIFT + i)) ? depth : at))
-          : c.families;
-      next.inRoots = inRoots;
-      // The rules never render a concealed element: the model alone may reveal it.
-      next.skipped = concealed || c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child));
-      next.form = c.form || child.name === 'form';
-      next.table = c.table || child.name === 'table';
-      next.list = c.list || child.name === 'ul' || child.name === 'ol';
-      next.concealed = concealed;
-      next.dialog = dialog;
-      // One group for all the siblings of a run (they share its figures and depth).
-      next.group =
-        run.count >= 2
-          ? (run.group ??= {
-              share: run.text / pageText,
-              count: run.count,
-              density: run.linkText / Math.max(1, run.text),
-              at: depth,
-            })
-          : c.group;
-      visit(child, childStats, next);
+      visit(child, childStats, {
+        depth,
+        repeats: Math.log1p(run.all - 1),
+        parentRepeats: c.repeats,
+        boiler: c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role),
+        header: c.header || child.name === 'header' || role === 'banner',
+        footer: c.footer || child.name === 'footer' || role === 'contentinfo',
+        main: c.main || child.name === 'main' || child.name === 'article' || role === 'main',
+        negative: found & SIGNAL_NEGATIVE ? depth : c.negative,
+        strong: found & SIGNAL_STRONG ? depth : c.strong,
+        positive: found & SIGNAL_POSITIVE ? depth : c.positive,
+        postLike: found & SIGNAL_POST_LIKE ? depth : c.postLike,
+        itemprop: 'itemprop' in attribs ? depth : c.itemprop,
+        families:
+          found >> FAMILY_SHIFT
+            ? c.families.map((at, i) => (found & (1 << (FAMILY_SHIFT + i)) ? depth : at))
+            : c.families,
+        inRoots,
+        // The rules never render a concealed element: the model alone may reveal it.
+        skipped: concealed || c.skipped || (inRoots && !rules.roots.has(child) && rules.skip(child)),
+        form: c.form || child.name === 'form',
+        table: c.table || child.name === 'table',
+        list: c.list || child.name === 'ul' || child.name === 'ol',
+        concealed,
+        dialog,
+        // One group for all the siblings of a run (they share its figures and depth).
+        group:
+          run.count >= 2
+            ? (run.group ??= {
+                share: run.text / pageText,
+                count: run.count,
+                density: run.linkText / Math.max(1, run.text),
+                at: depth,
+              })
+            : c.group,
+      });
     }
   };
   const bodyParent = parentElement(body);
@@ -393,34 +386,19 @@ export function blockFeatures(
   return { ...shown.finish(withTexts), concealed: hidden.finish(withTexts) };
 }
 
-/** Rows kept between pages for each buffer's next page: at most this many (a few hundred kB). */
-const KEPT_ROWS = 2048;
-/** The storage of the last page's buffers, reused by the next (each page's rows are copied out by `finish`). */
-const SHOWN_ROWS = { rows: new Float32Array(0) };
-const HIDDEN_ROWS = { rows: new Float32Array(0) };
-
-/**
- * Rows of features written in place, grown by doubling. Its storage is the last page's when that had room
- * for it: a typed array that size lives outside the heap, and allocating, zeroing and freeing one each page
- * was a tenth of the features' cost.
- */
+/** Rows of features written in place, grown by doubling. */
 class RowBuffer {
   readonly elements: Element[] = [];
   readonly texts: string[] = [];
-  rows: Float32Array;
+  rows = new Float32Array(0);
   used = 0;
-
-  constructor(private readonly kept: { rows: Float32Array }) {
-    this.rows = kept.rows;
-  }
 
   /** The buffer, with room for one more row at `used`. */
   grow(): Float32Array {
     if (this.used + FEATURE_COUNT > this.rows.length) {
       const grown = new Float32Array(Math.max(64 * FEATURE_COUNT, this.rows.length * 2));
-      grown.set(this.rows.subarray(0, this.used));
+      grown.set(this.rows);
       this.rows = grown;
-      if (grown.length <= KEPT_ROWS * FEATURE_COUNT) this.kept.rows = grown;
     }
     return this.rows;
   }

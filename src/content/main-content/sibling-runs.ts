@@ -16,56 +16,20 @@ interface Run {
   group?: { share: number; count: number; density: number; at: number };
 }
 
-/** Kinds of children compared one by one before they are looked up by key: most parents have a few. */
-const FEW_KINDS = 8;
-const NO_CHILDREN: (Run | undefined)[] = [];
-/** The first kinds of the parent being read: kept between calls, so that no call allocates them. */
-const kindNames: string[] = [];
-const kindClasses: string[] = [];
-const kindRuns: Run[] = [];
-
 /**
  * The run of each child of `el` (by its index among the children; none for text), in one pass per parent:
  * runs of alike siblings (a card among cards, a post among posts), so that no block scans its siblings itself.
- * Called for every element with text, so a parent's first few kinds are matched by tag and class without a
- * key string or a map.
  */
 export function runsOfAlike(el: Element, stats: Map<Element, Stats>): (Run | undefined)[] {
   const children = el.children;
-  if (children.length === 0) return NO_CHILDREN;
   const runOf = new Array<Run | undefined>(children.length);
-  let kinds = 0;
-  let byKey: Map<string, Run> | undefined;
+  const runs = new Map<string, Run>();
   for (let i = 0; i < children.length; i++) {
     const child = children[i]!;
     if (!isTag(child)) continue;
-    const name = child.name;
-    const cls = child.attribs.class || '';
-    let run: Run | undefined;
-    if (byKey === undefined) {
-      for (let k = 0; k < kinds; k++) {
-        if (kindNames[k] === name && kindClasses[k] === cls) {
-          run = kindRuns[k];
-          break;
-        }
-      }
-      if (run === undefined && kinds < FEW_KINDS) {
-        run = { all: 0, count: 0, text: 0, linkText: 0 };
-        kindRuns[kinds] = run;
-        kindNames[kinds] = name;
-        kindClasses[kinds] = cls;
-        kinds++;
-      } else if (run === undefined) {
-        byKey = new Map();
-        for (let k = 0; k < kinds; k++) byKey.set(`${kindNames[k]} ${kindClasses[k]}`, kindRuns[k]!);
-      }
-    }
-    if (run === undefined) {
-      // A tag name ends at white space: the first space of the key parts tag from class.
-      const key = `${name} ${cls}`;
-      run = byKey!.get(key);
-      if (run === undefined) byKey!.set(key, (run = { all: 0, count: 0, text: 0, linkText: 0 }));
-    }
+    const key = keyOf(child);
+    let run = runs.get(key);
+    if (run === undefined) runs.set(key, (run = { all: 0, count: 0, text: 0, linkText: 0 }));
     runOf[i] = run;
     run.all++;
     const s = stats.get(child);
@@ -75,7 +39,5 @@ export function runsOfAlike(el: Element, stats: Map<Element, Stats>): (Run | und
     run.text += s.text;
     run.linkText += s.linkText;
   }
-  // A class can be a slice of the page's HTML: the scratch lists do not keep it alive.
-  kindClasses.fill('', 0, kinds);
   return runOf;
 }

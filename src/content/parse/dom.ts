@@ -66,37 +66,8 @@ export const NON_TEXT_TAGS = new Set(['script', 'style', 'noscript', 'template',
  * instead of copied.
  */
 export function collapseWhiteSpace(text: string): string {
-  return uncollapsed(text) ? text.replace(/\s+/g, ' ') : text;
+  return UNCOLLAPSED.test(text) ? text.replace(/\s+/g, ' ') : text;
 }
 
-/**
- * Whether `text` has white space other than single plain spaces (`/\s\s|[^\S ]/`), read character by
- * character: most characters are printable ASCII and pass at one comparison, which the regular expression,
- * trying both of its alternatives at every position, did not.
- */
-function uncollapsed(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c > 32 && c < 128) continue;
-    if (c === 32) {
-      if (i + 1 < text.length && isSpaceCode(text.charCodeAt(i + 1))) return true;
-    } else if (isSpaceCode(c)) return true;
-  }
-  return false;
-}
-
-/** The characters of JavaScript's `\s`: ASCII's, the no-break and Unicode spaces, line separators, the BOM. */
-function isSpaceCode(c: number): boolean {
-  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
-  return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
+/** White space other than one plain space between words. */
+const UNCOLLAPSED = /\s\s|[^\S ]/;
