@@ -4,7 +4,8 @@
 // content workers, undici) between the start of the crawl and its end; RSS is the tree's, sampled every 100 ms.
 //
 // `tsx bench/cpu-per-page.ts [pages] [repetitions]` (after `npm run build`) prints the table;
-// BENCH_CPU_PROF=DIR writes CPU profiles of the service (its main thread and each content worker) there.
+// BENCH_CPU_PROF=DIR writes CPU profiles of the service (its main thread and each content worker) there;
+// BENCH_WARM=N adds the same jobs measured after an unmeasured job of N pages in the same service.
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -123,6 +124,7 @@ async function serviceRun(
   onlyMainContent: boolean,
   port: number,
   root = ROOT,
+  warmPages = 0,
 ): Promise<PerPage> {
   const dataDir = mkdtempSync(join(os.tmpdir(), 'pagewright-cpu-'));
   const profile = process.env.BENCH_CPU_PROF;
@@ -141,6 +143,8 @@ async function serviceRun(
   try {
     await waitForHealth(base);
     const articles = { url: `http://127.0.0.1:${site.port}/a/0`, includePaths: ['^/a/'], onlyMainContent };
+    // A process whose compiler has already optimised the pipeline, as in a service that has been up a while.
+    if (warmPages > 0) await crawlAsJob(base, articles, warmPages);
     return await measured(service.pid!, async () => (await crawlAsJob(base, articles, pages)).completed);
   } finally {
     await stop(service);
@@ -189,6 +193,18 @@ export async function cpuPerPageBench(pages: number, repetitions: number): Promi
     kinds.unshift(
       { name: 'before, `onlyMainContent: false`', run: (port) => serviceRun(pages, false, port, before) },
       { name: 'before, `onlyMainContent: true`', run: (port) => serviceRun(pages, true, port, before) },
+    );
+  }
+  // BENCH_WARM=N: the service's jobs again, each after an unmeasured job of N pages in the same process.
+  const warm = Number(process.env.BENCH_WARM ?? 0);
+  if (warm > 0) {
+    kinds.splice(
+      kinds.length - 1,
+      0,
+      ...[false, true].map((onlyMainContent) => ({
+        name: `Pagewright, \`onlyMainContent: ${onlyMainContent}\`, after a ${warm}-page job`,
+        run: (port: number) => serviceRun(pages, onlyMainContent, port, ROOT, warm),
+      })),
     );
   }
   // BENCH_ONLY=0, 1 or 2 runs that kind alone (to profile it).
