@@ -1,5 +1,7 @@
 import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { serviceNodeFlags } from '../src/cli/service-process.js';
@@ -27,7 +29,9 @@ export function crawlBenchEnv(concurrency: number): Record<string, string> {
 
 /**
  * Starts a server script of this repository (built .js as is, .ts through tsx) on a loopback port and
- * resolves once it answers a POST on `readyPath`.
+ * resolves once it answers a POST on `readyPath`. Each has a data directory of its own, removed when it or
+ * the bench exits, unless `env` names one: services started side by side would otherwise contend for
+ * `./data` (one job store per directory), and a bench would write into the checkout's own.
  */
 export async function startServer(
   script: string,
@@ -35,11 +39,25 @@ export async function startServer(
   env: Record<string, string> = {},
   readyPath = '/',
 ): Promise<ChildProcess> {
+  const dataDir = env.DATA_DIR ?? mkdtempSync(join(os.tmpdir(), 'pagewright-bench-'));
   const child = fork(join(ROOT, script), [], {
     execArgv: script.endsWith('.js') ? SERVICE_NODE_FLAGS : ['--import', 'tsx'],
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      ...env,
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  if (env.DATA_DIR === undefined) {
+    const remove = (): void => rmSync(dataDir, { recursive: true, force: true });
+    child.once('exit', remove);
+    // A bench that exits with its servers still up removes their directories as it goes.
+    process.once('exit', remove);
+  }
   const url = `http://127.0.0.1:${port}${readyPath}`;
   for (let i = 0; i < 150; i++) {
     try {
