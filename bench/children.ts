@@ -54,9 +54,12 @@ export async function startServer(
   });
   if (env.DATA_DIR === undefined) {
     const remove = (): void => rmSync(dataDir, { recursive: true, force: true });
-    child.once('exit', remove);
     // A bench that exits with its servers still up removes their directories as it goes.
     process.once('exit', remove);
+    child.once('exit', () => {
+      process.off('exit', remove);
+      remove();
+    });
   }
   const url = `http://127.0.0.1:${port}${readyPath}`;
   for (let i = 0; i < 150; i++) {

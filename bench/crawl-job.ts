@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { startCrawlSite } from '../test/fixtures/sites/crawl-site.js';
-import { SERVICE_NODE_FLAGS } from './children.js';
+import { SERVICE_NODE_FLAGS, crawlBenchEnv } from './children.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const CONCURRENCY = 8;
@@ -94,17 +94,7 @@ export async function jobCrawlOnce(pages: number, port: number): Promise<JobCraw
       ...SERVICE_NODE_FLAGS,
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
     ],
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      DATA_DIR: dataDir,
-      ALLOW_PRIVATE_NETWORKS: 'true',
-      CRAWL_MIN_DELAY_MS: '0',
-      CRAWL_CONCURRENCY: String(CONCURRENCY),
-      CRAWL_HOST_CONCURRENCY: String(CONCURRENCY),
-    },
+    env: { ...process.env, ...crawlBenchEnv(CONCURRENCY), PORT: String(port), DATA_DIR: dataDir },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const site = await startCrawlSite({ pages, bare: true });
