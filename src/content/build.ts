@@ -3,6 +3,7 @@ import { uniqueSort } from 'domutils';
 import { BadRequestError } from '../errors.js';
 import { toCleanHtml } from './html.js';
 import { collectImages } from './images.js';
+import { STATIC_PAGE_WORDS } from './client-rendered.js';
 import { collectLinks } from './links.js';
 import { pickMainContent } from './main-content/main-content.js';
 import { detectPageKind } from './main-content/page-kind.js';
@@ -30,6 +31,12 @@ export interface ContentOptions {
   images: boolean;
   /** Also find the links that continue a paginated listing (crawl). */
   pagination?: boolean;
+  /**
+   * Work out the facts only a native document's metadata shows: its excerpt, frameworks, content/script ratio
+   * and page type (default true). Without them (for a surface that shows none) the engine choice still gets
+   * what it reads: the word count, and the script signals of a page with few words.
+   */
+  facts?: boolean;
   /** Pages beyond these are refused (UnsupportedContentError) rather than processed. */
   limits?: TreeLimits;
 }
@@ -49,9 +56,9 @@ export interface PageContent {
   readingTime: number;
   excerpt: string | null;
   detectedFrameworks: string[] | null;
-  contentScriptRatio: number;
-  /** What kind of page it is (page-kind.ts). */
-  pageKind: PageKind;
+  contentScriptRatio: number | null;
+  /** What kind of page it is (page-kind.ts); worked out for main content or the facts. */
+  pageKind?: PageKind;
   emptyAppRoot: string | null;
   angularRoot: boolean;
 }
@@ -68,9 +75,11 @@ export function buildContent(html: string, pageUrl: URL, options: ContentOptions
 function derive(html: string, pageUrl: URL, options: ContentOptions): PageContent {
   const doc = parseHtml(html, options.limits);
   const head = readMetadata(doc, pageUrl);
+  const facts = options.facts ?? true;
+  const mainContent = options.onlyMainContent && !(options.includeTags && options.includeTags.length > 0);
   // Every element of the page, in order: the page's kind and its pagination read the same list.
-  const elements = allElements(doc);
-  const pageKind = detectPageKind(doc, pageUrl, elements);
+  const elements = facts || mainContent || options.pagination ? allElements(doc) : [];
+  const pageKind = facts || mainContent ? detectPageKind(doc, pageUrl, elements).kind : undefined;
   const body = bodyOf(doc);
   const excluded = new Set(select(options.excludeTags, body, 'excludeTags'));
   let roots: AnyNode[] = [body];
@@ -79,8 +88,8 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
   let blockByBlock = false;
   if (options.includeTags && options.includeTags.length > 0) {
     roots = outermost(select(options.includeTags, body, 'includeTags'));
-  } else if (options.onlyMainContent) {
-    const main = pickMainContent(doc, pageKind.kind);
+  } else if (mainContent) {
+    const main = pickMainContent(doc, pageKind!);
     if (main) {
       roots = main.roots;
       mainSkip = main.skip;
@@ -93,11 +102,12 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
   let markdown = toMarkdown(roots, render);
   if (mainSkip) {
     if (!blockByBlock) markdown = withoutClosingHeadings(markdown);
-    markdown = withoutRepeatedParagraphs(markdown, pageKind.kind);
+    markdown = withoutRepeatedParagraphs(markdown, pageKind!);
   }
   // Plain text is only needed for language detection, which reads the start of it.
   const plainText = (): string => markdownToPlainText(markdown.slice(0, 6000));
   const words = countWords(withoutUrls(markdown));
+  const signals = facts || words < STATIC_PAGE_WORDS ? pageSignals(doc) : NO_SIGNALS;
   return {
     doc,
     head,
@@ -109,11 +119,18 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
     pagination: options.pagination ? paginationLinks(doc, head.base, pageUrl, elements) : undefined,
     wordCount: words,
     readingTime: readingTime(words),
-    excerpt: markdownExcerpt(markdown),
-    pageKind: pageKind.kind,
-    ...pageSignals(doc),
+    excerpt: facts ? markdownExcerpt(markdown) : null,
+    pageKind,
+    ...signals,
   };
 }
+
+const NO_SIGNALS = {
+  detectedFrameworks: null,
+  contentScriptRatio: null,
+  emptyAppRoot: null,
+  angularRoot: false,
+};
 
 /**
  * A heading or two with nothing after them ("Join the conversation", "Related") close no content of a chosen

@@ -8,6 +8,9 @@ export interface RenderSignals {
   angularRoot: boolean;
 }
 
+/** A page with this many words of text is taken as static whatever its script signals. */
+export const STATIC_PAGE_WORDS = 80;
+
 /**
  * Why a page looks client-side rendered (so the http fetch misses its content), or null when it looks
  * static: an empty app mount point, or hardly any text next to a lot of script. Reads signals gathered
@@ -15,7 +18,7 @@ export interface RenderSignals {
  */
 export function clientRenderedReason(signals: RenderSignals): string | null {
   const { wordCount, contentScriptRatio, detectedFrameworks, emptyAppRoot, angularRoot } = signals;
-  if (wordCount >= 80) return null;
+  if (wordCount >= STATIC_PAGE_WORDS) return null;
   const frameworks = detectedFrameworks ? ` (${detectedFrameworks.join(', ')})` : '';
   if (emptyAppRoot !== null)
     return `empty app root #${emptyAppRoot} with ${wordCount} words of text${frameworks}`;

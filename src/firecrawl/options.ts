@@ -145,6 +145,7 @@ export function crawlSpecOf(
     delayMs: delayMs === null ? null : Math.max(delayMs, settings.minDelayMs),
     concurrency: Math.min(body.maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
     page,
+    pageFacts: false, // Firecrawl's documents show none of them
   };
   return { spec, extras };
 }
@@ -198,6 +199,7 @@ export function batchSpecOf(
       delayMs: 0,
       concurrency: Math.min(maxConcurrency ?? settings.concurrency, settings.concurrency * 4),
       page,
+      pageFacts: false, // Firecrawl's documents show none of them
     },
     invalidURLs: ignoreInvalid ? invalid : undefined,
   };

@@ -412,6 +412,8 @@ export class CrawlRun {
           sourceUrl: item.url,
           options: spec.page,
           discover: spec.follow,
+          pagination: spec.follow && spec.maxPaginationPages > 0,
+          facts: spec.pageFacts ?? true,
           session: this.session,
           caller: this.caller,
         },

@@ -66,6 +66,11 @@ export interface CrawlSpec {
   concurrency: number;
   /** Options of each page. */
   page: ScrapeOptions;
+  /**
+   * Work out the facts only a native document shows (its excerpt, frameworks, content/script ratio, page
+   * type: content/build.ts); absent means yes. Firecrawl's documents show none of them.
+   */
+  pageFacts?: boolean;
 }
 
 /** Where a crawl's results go: a job's store, or the caller attached to the native crawl. */

@@ -96,8 +96,12 @@ export interface PageRequest {
   url: URL;
   sourceUrl: string;
   options: ScrapeOptions;
-  /** Also return every link and the pagination links (crawl, map). */
+  /** Also return every link on the page (crawl, map). */
   discover?: boolean;
+  /** Also return the links that continue a paginated listing (a crawl that follows them). */
+  pagination?: boolean;
+  /** The facts only a native document shows (content/build.ts); default true. */
+  facts?: boolean;
   /** Run CSS extraction on the page's tree in the content worker (extract). */
   cssExtract?: CssExtraction;
   /** The sticky key of proxy rotation (a job's id): a host keeps its proxy for the whole job. */
@@ -329,6 +333,8 @@ async function renderFetched(
         excludeTags: options.excludeTags,
         detectionReason,
         discover: req.discover,
+        pagination: req.pagination,
+        facts: req.facts,
         limits: deps.treeLimits,
         cssExtract: req.cssExtract,
         maxDocumentPages: options.maxDocumentPages,

@@ -23,8 +23,12 @@ export interface DocumentOptions {
   includeTags?: string[];
   excludeTags?: string[];
   detectionReason: string | null;
-  /** Also return every link and the pagination links, whatever the formats (crawl, map). */
+  /** Also return every link, whatever the formats (crawl, map). */
   discover?: boolean;
+  /** Also return the links that continue a paginated listing (a crawl that follows them). */
+  pagination?: boolean;
+  /** The facts only a native document shows (content/build.ts); default true. */
+  facts?: boolean;
   /** Bounds of the HTML tree handled (MAX_HTML_DEPTH, MAX_HTML_NODES). */
   limits?: TreeLimits;
   /** CSS extraction (extract's css and auto modes), run on the same tree as everything else. */
@@ -50,7 +54,7 @@ export interface RenderedPage {
   document: PageDocument;
   /** Every http(s) link on the page (only with `discover`). */
   links: string[];
-  /** Links that continue a paginated listing (only with `discover`). */
+  /** Links that continue a paginated listing (only with `pagination`). */
   pagination: string[];
   /** Why the page looks client-side rendered, or null (HTML pages fetched over http only). */
   clientRendered: string | null;
@@ -116,7 +120,8 @@ export function renderPage(page: FetchedPage, options: DocumentOptions): Rendere
     html: want.has('html'),
     links: want.has('links') || options.discover === true,
     images: want.has('images'),
-    pagination: options.discover === true,
+    pagination: options.pagination === true,
+    facts: options.facts,
     limits: options.limits,
   });
   const { head } = content;
