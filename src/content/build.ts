@@ -19,7 +19,14 @@ import { parseHtml } from './parse/parse.js';
 import { allElements, bodyOf } from './parse/dom.js';
 import { forgetResolvedUrls } from './parse/urls.js';
 import type { TreeLimits } from './parse/tree-limits.js';
-import { countWords, markdownExcerpt, markdownToPlainText, readingTime, withoutUrls } from './text-stats.js';
+import {
+  countWords,
+  countWordsUpTo,
+  markdownExcerpt,
+  markdownToPlainText,
+  readingTime,
+  withoutUrls,
+} from './text-stats.js';
 
 export interface ContentOptions {
   onlyMainContent: boolean;
@@ -32,9 +39,9 @@ export interface ContentOptions {
   /** Also find the links that continue a paginated listing (crawl). */
   pagination?: boolean;
   /**
-   * Work out the facts only a native document's metadata shows: its excerpt, frameworks, content/script ratio
-   * and page type (default true). Without them (for a surface that shows none) the engine choice still gets
-   * what it reads: the word count, and the script signals of a page with few words.
+   * Work out the facts only a native document's metadata shows: its excerpt, frameworks, content/script ratio,
+   * page type, word count and reading time (default true). Without them (for a surface that shows none) the engine choice
+   * still gets what it reads: the words up to STATIC_PAGE_WORDS, and a page of fewer its script signals.
    */
   facts?: boolean;
   /** Pages beyond these are refused (UnsupportedContentError) rather than processed. */
@@ -52,6 +59,7 @@ export interface PageContent {
   links?: string[];
   images?: string[];
   pagination?: string[];
+  /** Without the facts, counted up to STATIC_PAGE_WORDS only. */
   wordCount: number;
   readingTime: number;
   excerpt: string | null;
@@ -106,7 +114,7 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
   }
   // Plain text is only needed for language detection, which reads the start of it.
   const plainText = (): string => markdownToPlainText(markdown.slice(0, 6000));
-  const words = countWords(withoutUrls(markdown));
+  const words = facts ? countWords(withoutUrls(markdown)) : countWordsUpTo(markdown, STATIC_PAGE_WORDS);
   const signals = facts || words < STATIC_PAGE_WORDS ? pageSignals(doc) : NO_SIGNALS;
   return {
     doc,

@@ -11,9 +11,10 @@ for (let c = 0; c < 128; c++) {
 /**
  * Words in the text: runs of letters/digits (with inner apostrophes, hyphens and underscores);
  * each Han/kana character counts as one word, as CJK readers count them. ASCII is classified
- * from a table, without regexes, which keeps this linear and cheap on long pages.
+ * from a table, without regexes, which keeps this linear and cheap on long pages. Counting stops at `atMost`.
  */
-export function countWords(text: string): number {
+export function countWords(text: string, atMost = Number.POSITIVE_INFINITY): number {
+  if (atMost <= 0) return 0;
   let count = 0;
   let inWord = false;
   for (let i = 0; i < text.length; i++) {
@@ -26,17 +27,33 @@ export function countWords(text: string): number {
       const ch = String.fromCodePoint(text.codePointAt(i)!);
       if (ch.length === 2) i++;
       if (CJK.test(ch)) {
-        count++;
+        if (++count >= atMost) return count;
         inWord = false;
         continue;
       }
       word = WORD_CHAR.test(ch) || (inWord && ch === '’');
     }
-    if (word && !inWord) count++;
+    if (word && !inWord && ++count >= atMost) return count;
     inWord = word;
   }
   return count;
 }
+
+/**
+ * The words a reader sees in the Markdown (countWords of withoutUrls) up to `atMost`: read a run of paragraphs
+ * at a time (a link's target never spans a blank line), so a long page is read only as far as needed.
+ */
+export function countWordsUpTo(markdown: string, atMost: number): number {
+  let count = 0;
+  for (let start = 0; start < markdown.length && count < atMost;) {
+    const blank = markdown.indexOf('\n\n', start + WORDS_CHUNK);
+    const end = blank < 0 ? markdown.length : blank;
+    count += countWords(withoutUrls(markdown.slice(start, end)), atMost - count);
+    start = end;
+  }
+  return count;
+}
+const WORDS_CHUNK = 2000;
 
 /** Minutes at 200 words per minute, rounded up; 0 only for an empty page. */
 export function readingTime(words: number): number {

@@ -68,7 +68,7 @@ export interface CrawlSpec {
   page: ScrapeOptions;
   /**
    * Work out the facts only a native document shows (its excerpt, frameworks, content/script ratio, page
-   * type: content/build.ts); absent means yes. Firecrawl's documents show none of them.
+   * type, word count: content/build.ts); absent means yes. Firecrawl's documents show none of them.
    */
   pageFacts?: boolean;
 }

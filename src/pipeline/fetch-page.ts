@@ -1,3 +1,4 @@
+import { STATIC_PAGE_WORDS } from '../content/client-rendered.js';
 import { planEngine } from '../engines/plan.js';
 import { actionProblem } from '../engines/browser-actions.js';
 import type { Engine, FetchedPage, FetchRequest, PassedChallenge } from '../engines/types.js';
@@ -366,7 +367,10 @@ async function renderFetched(
     return noted(viaHttp);
   }
   if (viaHttp.clientRendered === null) {
-    viaHttp.document.metadata.detectionReason = `static page (${viaHttp.document.metadata.wordCount} words of text): http engine`;
+    const words = viaHttp.document.metadata.wordCount;
+    // Without the facts the words were counted only as far as the choice reads them.
+    const more = req.facts === false && words >= STATIC_PAGE_WORDS ? ' or more' : '';
+    viaHttp.document.metadata.detectionReason = `static page (${words}${more} words of text): http engine`;
     return noted(viaHttp);
   }
   return noted(

@@ -27,7 +27,7 @@ export interface DocumentOptions {
   discover?: boolean;
   /** Also return the links that continue a paginated listing (a crawl that follows them). */
   pagination?: boolean;
-  /** The facts only a native document shows (content/build.ts); default true. */
+  /** The facts only a native document shows, the word count among them (content/build.ts); default true. */
   facts?: boolean;
   /** Bounds of the HTML tree handled (MAX_HTML_DEPTH, MAX_HTML_NODES). */
   limits?: TreeLimits;

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { countWords } from '../../src/content/text-stats.js';
+import { articlePage } from '../../bench/article-site.js';
+import { countWords, countWordsUpTo, withoutUrls } from '../../src/content/text-stats.js';
+import { renderPage } from '../../src/pipeline/page-document.js';
 
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
 /** Words by their definition: letters, digits and marks, joined by runs of `'`, `-`, `_` or `’`. */
@@ -55,6 +57,34 @@ describe('countWords', () => {
       for (let n = Math.floor(next() * 40); n > 0; n--)
         text += alphabet[Math.floor(next() * alphabet.length)];
       assert.equal(countWords(text), expected(text), JSON.stringify(text));
+      const cap = Math.floor(next() * 8);
+      assert.equal(countWords(text, cap), Math.min(expected(text), cap), `${JSON.stringify(text)} to ${cap}`);
+    }
+  });
+
+  test("up to a number, a page's Markdown counts as its whole count does, as far as that", () => {
+    for (let n = 0; n < 8; n++) {
+      const markdown = renderPage(
+        {
+          url: 'https://example.com/a',
+          status: 200,
+          headers: { 'content-type': 'text/html' },
+          body: Buffer.from(articlePage(n * 13, 10_000)),
+          redirects: [],
+        },
+        {
+          sourceUrl: 'https://example.com/a',
+          formats: ['markdown'],
+          onlyMainContent: false,
+          removeBase64Images: true,
+          detectionReason: null,
+        },
+      ).document.markdown!;
+      const all = countWords(withoutUrls(markdown));
+      assert.ok(all > 2000, `${all} words`);
+      for (const atMost of [0, 1, 80, 500, all - 1, all, all + 1]) {
+        assert.equal(countWordsUpTo(markdown, atMost), Math.min(all, atMost), `page ${n}, up to ${atMost}`);
+      }
     }
   });
 });

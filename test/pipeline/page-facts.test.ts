@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { articlePage } from '../../bench/article-site.js';
+import { STATIC_PAGE_WORDS } from '../../src/content/client-rendered.js';
 import { renderPage } from '../../src/pipeline/page-document.js';
 import type { DocumentOptions } from '../../src/pipeline/page-document.js';
 
@@ -26,10 +27,8 @@ const render = (html: string, options: Partial<DocumentOptions>) =>
 
 /** The metadata without the facts that only a native document shows. */
 const withoutFacts = (metadata: object) => {
-  const { excerpt, detectedFrameworks, contentScriptRatio, pageType, ...rest } = metadata as Record<
-    string,
-    unknown
-  >;
+  const { excerpt, detectedFrameworks, contentScriptRatio, pageType, wordCount, readingTime, ...rest } =
+    metadata as Record<string, unknown>;
   return rest;
 };
 
@@ -44,8 +43,10 @@ test('without facts a page renders the same document, links and verdict, with th
       assert.deepEqual(lean.links, full.links);
       assert.equal(lean.clientRendered, full.clientRendered);
       assert.ok(full.document.metadata.excerpt && full.document.metadata.pageType);
-      const { excerpt, detectedFrameworks, contentScriptRatio, pageType } = lean.document.metadata;
+      const { excerpt, detectedFrameworks, contentScriptRatio, pageType, wordCount } = lean.document.metadata;
       assert.deepEqual([excerpt, detectedFrameworks, contentScriptRatio], [null, null, null]);
+      // Words are counted as far as the engine choice reads them.
+      assert.equal(wordCount, Math.min(full.document.metadata.wordCount, STATIC_PAGE_WORDS));
       // Main content needs the page's kind, so it is told then.
       assert.equal(pageType, onlyMainContent ? full.document.metadata.pageType : undefined);
     }
@@ -60,6 +61,7 @@ test('without facts a page of few words still gets its script signals: the engin
   const lean = render(html, { facts: false });
   assert.match(String(full.clientRendered), /empty app root #root .*next\.js/);
   assert.equal(lean.clientRendered, full.clientRendered);
+  assert.equal(lean.document.metadata.wordCount, full.document.metadata.wordCount);
   assert.deepEqual(lean.document.metadata.detectedFrameworks, full.document.metadata.detectedFrameworks);
 });
 
