@@ -40,8 +40,9 @@ export interface ContentOptions {
   pagination?: boolean;
   /**
    * Work out the facts only a native document's metadata shows: its excerpt, frameworks, content/script ratio,
-   * page type, word count and reading time (default true). Without them (for a surface that shows none) the engine choice
-   * still gets what it reads: the words up to STATIC_PAGE_WORDS, and a page of fewer its script signals.
+   * page type, word count and reading time (default true). Without them (for a surface that shows none) the
+   * engine choice still gets what it reads: the words up to STATIC_PAGE_WORDS, and a page of fewer its script
+   * signals.
    */
   facts?: boolean;
   /** Pages beyond these are refused (UnsupportedContentError) rather than processed. */
@@ -84,7 +85,8 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
   const doc = parseHtml(html, options.limits);
   const head = readMetadata(doc, pageUrl);
   const facts = options.facts ?? true;
-  const mainContent = options.onlyMainContent && !(options.includeTags && options.includeTags.length > 0);
+  const included = options.includeTags !== undefined && options.includeTags.length > 0;
+  const mainContent = options.onlyMainContent && !included;
   // Every element of the page, in order: the page's kind and its pagination read the same list.
   const elements = facts || mainContent || options.pagination ? allElements(doc) : [];
   const pageKind = facts || mainContent ? detectPageKind(doc, pageUrl, elements).kind : undefined;
@@ -94,7 +96,7 @@ function derive(html: string, pageUrl: URL, options: ContentOptions): PageConten
   let mainSkip: ((el: Element) => boolean) | undefined;
   let reveal: ReadonlySet<Element> | undefined;
   let blockByBlock = false;
-  if (options.includeTags && options.includeTags.length > 0) {
+  if (included) {
     roots = outermost(select(options.includeTags, body, 'includeTags'));
   } else if (mainContent) {
     const main = pickMainContent(doc, pageKind!);

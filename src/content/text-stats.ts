@@ -40,8 +40,9 @@ export function countWords(text: string, atMost = Number.POSITIVE_INFINITY): num
 }
 
 /**
- * The words a reader sees in the Markdown (countWords of withoutUrls) up to `atMost`: read a run of paragraphs
- * at a time (a link's target never spans a blank line), so a long page is read only as far as needed.
+ * The words a reader sees in the Markdown (countWords of withoutUrls) up to `atMost`: read a run of
+ * paragraphs at a time (a link's target never spans a blank line), so a long page is read only as far as
+ * needed.
  */
 export function countWordsUpTo(markdown: string, atMost: number): number {
   let count = 0;
