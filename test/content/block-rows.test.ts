@@ -54,6 +54,35 @@ describe('runs of alike siblings', () => {
   });
 });
 
+describe('blocks below an element', () => {
+  test('counts the blocks with text of their own in a subtree, concealed ones measured apart included', () => {
+    const doc = parseHtml(
+      '<div id="d"><p>one <a href="/x">link <em>em</em></a></p><span>inline <b>bold</b></span>' +
+        '<section hidden><p>folded</p></section><div><p></p></div></div>',
+    );
+    const body = bodyOf(doc) as Element;
+    const byId = (id: string): Element =>
+      body.children.find((el): el is Element => isTag(el) && el.attribs.id === id)!;
+    for (const [mode, folded] of [
+      ['skip', 0],
+      ['apart', 1],
+    ] as const) {
+      const stats = new Map<Element, Stats>();
+      measure(body, stats, mode);
+      const d = byId('d');
+      const [p, span, section, empty] = d.children.filter(isTag);
+      // The paragraph, the folded paragraph when concealed blocks are measured apart, and d itself (its span).
+      assert.equal(stats.get(d)!.blocks, 2 + folded);
+      assert.equal(stats.get(p!)!.blocks, 1);
+      // Inline elements (a link, emphasis, a span of text) hold no block: block features do not walk them.
+      assert.equal(stats.get(p!.children.filter(isTag)[0]!)!.blocks, 0);
+      assert.equal(stats.get(span!)!.blocks, 0);
+      assert.equal(stats.get(section!)?.blocks, mode === 'apart' ? 1 : undefined);
+      assert.equal(stats.get(empty!)!.blocks, 0);
+    }
+  });
+});
+
 describe('block feature rows', () => {
   const page = (paragraphs: number): string =>
     `<html><body><nav><a href="/a">Home</a> <a href="/b">About</a></nav><main><h1>Title</h1>${Array.from(

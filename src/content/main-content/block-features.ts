@@ -297,9 +297,9 @@ export function blockFeatures(
     for (let i = 0; i < el.children.length; i++) {
       const child = el.children[i]!;
       if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
-      // A child without text has no block: no context is built for it.
+      // A child without text, or without a block in its subtree, has no block: no context is built for it.
       const childStats = stats.get(child);
-      if (childStats === undefined || childStats.text === 0) continue;
+      if (childStats === undefined || childStats.text === 0 || childStats.blocks === 0) continue;
       const concealed = c.concealed || isConcealed(child);
       const dialog = c.dialog || isDialog(child);
       // Nothing hidden in a dialog (a sign-in form, a notice, a video's modal) is main content, whatever it says.

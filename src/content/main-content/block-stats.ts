@@ -19,6 +19,11 @@ export interface Stats {
   ownText: number;
   ownLinkText: number;
   ownCommas: number;
+  /**
+   * Elements in this one's subtree (itself included, concealed ones measured apart too) that are blocks with
+   * text of their own: block features do not walk a subtree without one (an inline run of links and emphasis).
+   */
+  blocks: number;
 }
 
 export const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
@@ -58,7 +63,15 @@ export type ConcealedText = 'skip' | 'apart' | 'inside';
 
 /** Computes text statistics for every element in one bottom-up pass. */
 export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: ConcealedText = 'skip'): Stats {
-  const total: Stats = { text: 0, linkText: 0, commas: 0, ownText: 0, ownLinkText: 0, ownCommas: 0 };
+  const total: Stats = {
+    text: 0,
+    linkText: 0,
+    commas: 0,
+    ownText: 0,
+    ownLinkText: 0,
+    ownCommas: 0,
+    blocks: 0,
+  };
   if (!('children' in root)) return total;
   for (const child of root.children) {
     if (child.type === 'text') {
@@ -72,7 +85,7 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: Co
     } else if (isTag(child)) {
       if (NEVER_CONTENT.has(child.name)) continue;
       if (concealed !== 'inside' && isConcealed(child)) {
-        if (concealed === 'apart') measure(child, stats, 'inside');
+        if (concealed === 'apart') total.blocks += measure(child, stats, 'inside').blocks;
         continue;
       }
       const sub = measure(child, stats, concealed);
@@ -80,6 +93,7 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: Co
       total.text += sub.text;
       total.commas += sub.commas;
       total.linkText += linkText;
+      total.blocks += sub.blocks;
       // A shadow host holding blocks is a component laid out as a block, not a run of inline text.
       const block =
         BLOCK_ELEMENTS.has(child.name) || (SHADOW_HOST_ATTRIBUTE in child.attribs && sub.ownText < sub.text);
@@ -90,7 +104,10 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: Co
       }
     }
   }
-  if (isTag(root)) stats.set(root, total);
+  if (isTag(root)) {
+    if (BLOCK_ELEMENTS.has(root.name) && total.ownText > 0) total.blocks++;
+    stats.set(root, total);
+  }
   return total;
 }
 
