@@ -1,7 +1,7 @@
 import type { Element } from '../parse/dom.js';
 import { isTag, parentElement } from '../parse/dom.js';
-import { BLOCK_ELEMENTS } from '../parse/elements.js';
-import { NEVER_CONTENT, isConcealed, isDialog } from '../parse/visibility.js';
+import { isBlockElement, isNeverContent } from '../parse/elements.js';
+import { isConcealed, isDialog } from '../parse/visibility.js';
 import { runsOfAlike } from './sibling-runs.js';
 import { ownTextOf, shares } from './block-text.js';
 import type { Stats } from './block-stats.js';
@@ -292,11 +292,11 @@ export function blockFeatures(
   const signals = new Map<string, number>();
   /** `el`'s blocks, and its children's with their contexts; `s`: its stats, with some text. */
   const visit = (el: Element, s: Stats, c: Context): void => {
-    if (BLOCK_ELEMENTS.has(el.name) && s.ownText > 0) emit(el, s, c);
+    if (isBlockElement(el) && s.ownText > 0) emit(el, s, c);
     const runOf = runsOfAlike(el, stats);
     for (let i = 0; i < el.children.length; i++) {
       const child = el.children[i]!;
-      if (!isTag(child) || NEVER_CONTENT.has(child.name)) continue;
+      if (!isTag(child) || isNeverContent(child)) continue;
       // A child without text, or without a block in its subtree, has no block: no context is built for it.
       const childStats = stats.get(child);
       if (childStats === undefined || childStats.text === 0 || childStats.blocks === 0) continue;

@@ -1,8 +1,8 @@
 import type { AnyNode, Element } from '../parse/dom.js';
-import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { isBlockElement, isNeverContent } from '../parse/elements.js';
 import { isTag } from '../parse/dom.js';
 import { visibleLength } from '../parse/page-signals.js';
-import { NEVER_CONTENT, isConcealed } from '../parse/visibility.js';
+import { isConcealed } from '../parse/visibility.js';
 import { SHADOW_HOST_ATTRIBUTE } from '../parse/shadow-roots.js';
 
 /**
@@ -83,7 +83,7 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: Co
       total.commas += commas;
       total.ownCommas += commas;
     } else if (isTag(child)) {
-      if (NEVER_CONTENT.has(child.name)) continue;
+      if (isNeverContent(child)) continue;
       if (concealed !== 'inside' && isConcealed(child)) {
         if (concealed === 'apart') total.blocks += measure(child, stats, 'inside').blocks;
         continue;
@@ -96,7 +96,7 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: Co
       total.blocks += sub.blocks;
       // A shadow host holding blocks is a component laid out as a block, not a run of inline text.
       const block =
-        BLOCK_ELEMENTS.has(child.name) || (SHADOW_HOST_ATTRIBUTE in child.attribs && sub.ownText < sub.text);
+        isBlockElement(child) || (SHADOW_HOST_ATTRIBUTE in child.attribs && sub.ownText < sub.text);
       if (!block) {
         total.ownText += sub.text;
         total.ownCommas += sub.commas;
@@ -105,7 +105,7 @@ export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: Co
     }
   }
   if (isTag(root)) {
-    if (BLOCK_ELEMENTS.has(root.name) && total.ownText > 0) total.blocks++;
+    if (isBlockElement(root) && total.ownText > 0) total.blocks++;
     stats.set(root, total);
   }
   return total;

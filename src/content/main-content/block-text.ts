@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from '../parse/dom.js';
 import { collapseWhiteSpace, isTag } from '../parse/dom.js';
-import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { isBlockElement } from '../parse/elements.js';
 import { isInvisible } from '../parse/visibility.js';
 
 /** The block's own text: direct text and inline descendants (training labels read it). */
@@ -12,7 +12,7 @@ export function ownTextOf(el: Element): string {
 
 function ownTextBelow(node: AnyNode): string {
   if (node.type === 'text') return node.data;
-  if (!isTag(node) || isInvisible(node) || BLOCK_ELEMENTS.has(node.name)) return '';
+  if (!isTag(node) || isInvisible(node) || isBlockElement(node)) return '';
   let text = '';
   for (const child of node.children) text += ownTextBelow(child);
   return text;

@@ -1,6 +1,7 @@
 import type { AnyNode, Element } from '../parse/dom.js';
 import { isTag } from '../parse/dom.js';
-import { NEVER_CONTENT, isConcealed, isInvisible } from '../parse/visibility.js';
+import { isNeverContent } from '../parse/elements.js';
+import { isConcealed, isInvisible } from '../parse/visibility.js';
 import { ACCEPT_LABEL } from '../../lib/consent-words.js';
 
 /**
@@ -27,7 +28,7 @@ export function consentNotices(body: AnyNode): Set<Element> {
     }
     const out = { text: 0, shown: 0, topic: false, landmark: false };
     if (isTag(node)) {
-      if (NEVER_CONTENT.has(node.name)) return out;
+      if (isNeverContent(node)) return out;
       const control = isControl(node);
       if (control && !inControl) controls.push(node);
       inControl ||= control;
@@ -73,7 +74,7 @@ export function consentNotices(body: AnyNode): Set<Element> {
 /** Whether any text of `node` outside non-content elements names the topic (controls' labels included). */
 function namesTopic(node: AnyNode): boolean {
   if (node.type === 'text') return NOTICE_TOPIC.test(node.data);
-  if (isTag(node) && NEVER_CONTENT.has(node.name)) return false;
+  if (isTag(node) && isNeverContent(node)) return false;
   if ('children' in node) for (const child of node.children) if (namesTopic(child)) return true;
   return false;
 }

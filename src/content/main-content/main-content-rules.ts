@@ -1,5 +1,5 @@
 import type { AnyNode, Document, Element } from '../parse/dom.js';
-import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { isBlockElement } from '../parse/elements.js';
 import { findFirst, isTag, parentElement, textOf } from '../parse/dom.js';
 import { isInvisible } from '../parse/visibility.js';
 import type { Stats } from './block-stats.js';
@@ -246,7 +246,7 @@ function scoreParagraph(
   addScore: (el: Element, amount: number) => void,
 ): void {
   const s = stats.get(el);
-  if (!s || s.ownText < 25 || !BLOCK_ELEMENTS.has(el.name) || HEADINGS.has(el.name)) return;
+  if (!s || s.ownText < 25 || !isBlockElement(el) || HEADINGS.has(el.name)) return;
   const ownDensity = s.ownLinkText / s.ownText;
   if (ownDensity > 0.5) return;
   const score = (1 + s.ownCommas + Math.min(Math.floor(s.ownText / 100), 3)) * (1 - ownDensity);

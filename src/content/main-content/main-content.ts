@@ -1,6 +1,6 @@
 import type { Document, Element } from '../parse/dom.js';
 import { bodyOf, isTag, parentElement } from '../parse/dom.js';
-import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { isBlockElement } from '../parse/elements.js';
 import type { Stats } from './block-stats.js';
 import { classAndId, measure } from './block-stats.js';
 import { FEATURE_NAMES, blockFeatures, codeAfterProse, ruleKept } from './block-features.js';
@@ -196,7 +196,7 @@ function countBlocks(stats: Map<Element, Stats>): number {
   let n = 0;
   // forEach: an entries loop would allocate a pair per element of the page.
   stats.forEach((s, el) => {
-    if (s.ownText > 0 && BLOCK_ELEMENTS.has(el.name)) n++;
+    if (s.ownText > 0 && isBlockElement(el)) n++;
   });
   return n;
 }
@@ -331,14 +331,14 @@ function keptBlocksOnly(
   const ownerKept = (el: Element): boolean => {
     const parent = el.parent;
     if (!parent || !isTag(parent)) return false;
-    if (BLOCK_ELEMENTS.has(parent.name)) return kept.has(parent);
+    if (isBlockElement(parent)) return kept.has(parent);
     let known = inlineKept.get(parent);
     if (known === undefined) inlineKept.set(parent, (known = ownerKept(parent)));
     return known;
   };
   const skip = (el: Element): boolean => {
     if (holds.has(el) || (stats.get(el)?.text ?? 0) === 0) return false;
-    return BLOCK_ELEMENTS.has(el.name) || !ownerKept(el);
+    return isBlockElement(el) || !ownerKept(el);
   };
   return { skip, holds };
 }

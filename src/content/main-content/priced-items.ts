@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from '../parse/dom.js';
 import { isTag } from '../parse/dom.js';
-import { NEVER_CONTENT } from '../parse/visibility.js';
+import { isNeverContent } from '../parse/elements.js';
 
 /** A price as shops print it: a currency sign before the number, or a currency after it. */
 const PRICE = /[$€£¥₹]\s?\d|\d[\d.,]*\s?(?:€|EUR|USD|GBP|CHF|kr|zł)(?![\p{L}])/u;
@@ -36,7 +36,7 @@ export function largestPricedItemRun(root: AnyNode): number {
         short: data.length <= SHORT_TEXT ? data : null,
       };
     }
-    if (!('children' in node) || (isTag(node) && NEVER_CONTENT.has(node.name)))
+    if (!('children' in node) || (isTag(node) && isNeverContent(node)))
       return { text: 0, link: false, price: false, short: '' };
     const facts: Facts = { text: 0, link: isTag(node) && node.name === 'a', price: false, short: '' };
     const runs = new Map<string, number>();

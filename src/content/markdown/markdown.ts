@@ -1,6 +1,6 @@
 import type { AnyNode, Element } from '../parse/dom.js';
 import { collapseWhiteSpace, isTag } from '../parse/dom.js';
-import { BLOCK_ELEMENTS } from '../parse/elements.js';
+import { isBlockElement } from '../parse/elements.js';
 import { imageSource, isDataUri } from '../images.js';
 import { renderTable } from './markdown-table.js';
 import { isInvisible } from '../parse/visibility.js';
@@ -154,7 +154,7 @@ export class MarkdownRenderer {
       case 'th':
         return ` ${this.children(el)} `;
       default:
-        return BLOCK_ELEMENTS.has(name) ? this.block(this.children(el)) : this.children(el);
+        return isBlockElement(el) ? this.block(this.children(el)) : this.children(el);
     }
   }
 

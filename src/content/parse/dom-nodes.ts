@@ -1,4 +1,6 @@
 import { Comment, Element, Text } from 'domhandler';
+import { tagKindOf } from './elements.js';
+import type { KindedElement } from './elements.js';
 
 /*
  * domhandler's node classes set their shared fields (parent, prev, next, indices) with class-field
@@ -22,6 +24,8 @@ const ElementNode = function (this: Element, name: string, attribs: Record<strin
   this.children = [];
   this.name = name;
   this.attribs = attribs;
+  (this as KindedElement).tagKind = tagKindOf(name);
+  (this as KindedElement).concealed = -1;
   this.type = (name === 'script' ? 'script' : name === 'style' ? 'style' : 'tag') as Element['type'];
 } as unknown as ElementConstructor;
 ElementNode.prototype = Element.prototype;
@@ -51,5 +55,10 @@ CommentNode.prototype = Comment.prototype;
 
 export const newElement = (name: string, attribs: Record<string, string>): Element =>
   new ElementNode(name, attribs);
+/** Gives `el` another tag name, with that name's bits (elements.ts). */
+export function renameElement(el: Element, name: string): void {
+  el.name = name;
+  (el as KindedElement).tagKind = tagKindOf(name);
+}
 export const newText = (data: string): Text => new TextNode(data);
 export const newComment = (data: string): Comment => new CommentNode(data);

@@ -1,7 +1,9 @@
 import type { AnyNode, Element } from 'domhandler';
 import { isTag } from 'domhandler';
 import { visibleLength } from './page-signals.js';
-import { NEVER_CONTENT, isHiddenByAuthor, isInvisible } from './visibility.js';
+import { renameElement } from './dom-nodes.js';
+import { NEVER_CONTENT } from './elements.js';
+import { forgetConcealed, isHiddenByAuthor, isInvisible } from './visibility.js';
 
 /** Marks a `<noscript>` read as the page's content (it is a `div` from then on). */
 export const NOSCRIPT_PAGE_ATTRIBUTE = 'data-pagewright-noscript';
@@ -81,7 +83,7 @@ export function revealHiddenPage(root: AnyNode, candidates: Element[]): void {
   if (bestInMain && bestInMainText >= MIN_PAGE_TEXT && mainOutside < EMPTY_MAIN) best = bestInMain;
   else if (!best || bestText < MIN_PAGE_TEXT || bestText <= outside) return;
   if (best.name === 'noscript') {
-    best.name = 'div';
+    renameElement(best, 'div');
     best.attribs[NOSCRIPT_PAGE_ATTRIBUTE] = '';
     return;
   }
@@ -89,4 +91,5 @@ export function revealHiddenPage(root: AnyNode, candidates: Element[]): void {
   if (best.attribs.style !== undefined)
     best.attribs.style = best.attribs.style.replace(HIDING_DECLARATIONS, '$1');
   best.attribs[HIDDEN_PAGE_ATTRIBUTE] = '';
+  forgetConcealed(best);
 }

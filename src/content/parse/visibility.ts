@@ -1,31 +1,6 @@
 import type { Element } from './dom.js';
-
-/** Elements that never carry readable page content. */
-export const NEVER_CONTENT = new Set([
-  'script',
-  'style',
-  'noscript',
-  'template',
-  'head',
-  'meta',
-  'link',
-  'title',
-  'base',
-  'iframe',
-  'frame',
-  'frameset',
-  'object',
-  'embed',
-  'canvas',
-  'svg',
-  'math',
-  'input',
-  'select',
-  'option',
-  'textarea',
-  'datalist',
-  'dialog',
-]);
+import { isNeverContent } from './elements.js';
+import type { KindedElement } from './elements.js';
 
 /** Hidden by its author: the `hidden` attribute, or `display:none` / `visibility:hidden` in its style. */
 export function isHiddenByAuthor(attribs: Record<string, string>): boolean {
@@ -41,14 +16,25 @@ const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidden)/i
  * service's FAQ answers are often collapsed until clicked.
  */
 export function isConcealed(el: Element): boolean {
+  // Every step asks of every element it walks; the answer is kept on the element (dom-nodes.ts) once known.
+  const known = (el as Partial<KindedElement>).concealed;
+  if (known !== undefined && known !== -1) return known === 1;
   const attribs = el.attribs;
-  if (attribs['aria-hidden'] === 'true' && el.name !== 'body' && el.name !== 'html') return true;
-  return isHiddenByAuthor(attribs);
+  const answer =
+    (attribs['aria-hidden'] === 'true' && el.name !== 'body' && el.name !== 'html') ||
+    isHiddenByAuthor(attribs);
+  if (known === -1) (el as KindedElement).concealed = answer ? 1 : 0;
+  return answer;
+}
+
+/** Forgets what isConcealed found of `el`: for the one step that changes an element's attributes. */
+export function forgetConcealed(el: Element): void {
+  if ((el as Partial<KindedElement>).concealed !== undefined) (el as KindedElement).concealed = -1;
 }
 
 /** True for elements a reader never sees: non-content tags and hidden markup. */
 export function isInvisible(el: Element): boolean {
-  return NEVER_CONTENT.has(el.name) || isConcealed(el);
+  return isNeverContent(el) || isConcealed(el);
 }
 
 /** A dialog: role dialog or alertdialog, or aria-modal (sign-in forms, notices, a video's modal). */
