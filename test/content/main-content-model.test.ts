@@ -89,8 +89,8 @@ describe('main-content model', () => {
       Array.from(p2, (q) => Math.round(-Math.log(1 / q - 1))),
       [-3, -1, 1, 3],
     );
-    // Depth 4 (unrolled) against the same trees read one level at a time.
-    const trees = Array.from({ length: 7 }, (_, t) => ({
+    // Depth 4 (unrolled, some trees to a function) against the same trees read one level at a time.
+    const trees = Array.from({ length: 40 }, (_, t) => ({
       split: Array.from({ length: 15 }, (_, i) => (t + i) % 3),
       at: Array.from({ length: 15 }, (_, i) => ((t * 7 + i * 5) % 11) / 10),
       leaf: Array.from({ length: 16 }, (_, i) => (i - 8) / (t + 2)),
@@ -109,6 +109,12 @@ describe('main-content model', () => {
     assert.deepEqual(
       Array.from(predict(four, rows)),
       Array.from({ length: 20 }, (_, r) => byLevels(r)),
+    );
+    // With `only`, the rows it marks score the same and the others read 0.
+    const only = Uint8Array.from({ length: 20 }, (_, r) => +(r % 3 === 1));
+    assert.deepEqual(
+      Array.from(predict(four, rows, only)),
+      Array.from({ length: 20 }, (_, r) => (only[r] ? byLevels(r) : 0)),
     );
     assert.throws(() => predict(stump(['a'], 1, 0, 0, 0), Float32Array.from([1])), /retrain/);
   });
