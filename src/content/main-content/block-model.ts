@@ -48,22 +48,17 @@ export function checkModel(model: TreeModel, features: readonly string[]): TreeM
   return model;
 }
 
-/** Adds its trees' leaves for the row at `at` of `features` to `sums[r]`. */
-type Scorer = (features: Float32Array, at: number, sums: Float64Array, r: number) => void;
+/** Adds its trees' leaves for `row` to `sum[0]` (a double kept in an array: no number boxed per call). */
+type Scorer = (row: Float64Array, sum: Float64Array) => void;
 const compiled = new WeakMap<TreeModel, readonly Scorer[]>();
 const TREES_PER_FUNCTION = 16;
 
 /**
  * A model's trees as code, made once per model: each tree a nested comparison of its row's features with its
- * thresholds as constants, the leaves added to the row's sum in the trees' order (the same additions, so the
- * same log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and
- * leaf per level; as code the branches are immediates (a page's blocks scored in 60 % of the time).
- * Trees are grouped some per function so that each stays small enough for V8 to optimise, and each function
- * scores every row before the next one runs (predict): its code stays in the processor's instruction cache
- * for all the rows, where scoring row by row ran through all of the model's code for each (the page's rows
- * scored in 60 % of that time). The loop over the rows stays outside the generated code: TurboFan compiling
- * sixteen trees' branches inside a loop was a fifth faster again, but what the compiler took for it left
- * each content worker 35 MB larger for good.
+ * thresholds as constants, the leaves added to the sum in the trees' order (the same additions, so the same
+ * log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and leaf
+ * per level; as code the branches are immediates (a page's blocks scored in 60 % of the time).
+ * Trees are grouped some per function so that each stays small enough for V8 to optimise.
  */
 function compile(model: TreeModel): readonly Scorer[] {
   let scorers = compiled.get(model);
@@ -84,7 +79,7 @@ function compile(model: TreeModel): readonly Scorer[] {
     const node = (tree: TreeModel['trees'][number], i: number): string =>
       i >= inner
         ? constant(tree.leaf[i - inner]!)
-        : `(features[at + ${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
+        : `(row[${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
     const made: Scorer[] = [];
     for (let first = 0; first < model.trees.length; first += TREES_PER_FUNCTION) {
       const body = model.trees
@@ -92,9 +87,7 @@ function compile(model: TreeModel): readonly Scorer[] {
         .map((tree) => `sum += ${node(tree, 0)};`)
         .join('\n');
       // Code made from the shipped model's numbers only, never from a caller's input.
-      made.push(
-        new Function('features', 'at', 'sums', 'r', `let sum = sums[r];\n${body}\nsums[r] = sum;`) as Scorer,
-      );
+      made.push(new Function('row', 'total', `let sum = total[0];\n${body}\ntotal[0] = sum;`) as Scorer);
     }
     scorers = made;
     compiled.set(model, scorers);
@@ -109,18 +102,18 @@ function compile(model: TreeModel): readonly Scorer[] {
 export function predict(model: TreeModel, features: Float32Array, only?: Uint8Array): Float32Array {
   const scorers = compile(model);
   const width = model.features.length;
-  const rowCount = features.length / width;
-  // The features are read where they are, as float32: a copy as doubles costs more than it saves.
-  const rows = new Int32Array(rowCount);
-  let count = 0;
-  for (let r = 0; r < rowCount; r++) if (!only || only[r]) rows[count++] = r;
-  const sums = new Float64Array(rowCount).fill(model.base);
-  for (const score of scorers)
-    for (let k = 0; k < count; k++) score(features, rows[k]! * width, sums, rows[k]!);
-  const out = new Float32Array(rowCount);
-  for (let k = 0; k < count; k++) {
-    const r = rows[k]!;
-    out[r] = 1 / (1 + Math.exp(-sums[r]!));
+  const rows = features.length / width;
+  const out = new Float32Array(rows);
+  // One row's features as doubles, read by every tree, rather than converted from float32 at each read.
+  const row = new Float64Array(width);
+  const sum = new Float64Array(1);
+  for (let r = 0; r < rows; r++) {
+    if (only && !only[r]) continue;
+    const offset = r * width;
+    for (let k = 0; k < width; k++) row[k] = features[offset + k]!;
+    sum[0] = model.base;
+    for (const score of scorers) score(row, sum);
+    out[r] = 1 / (1 + Math.exp(-sum[0]!));
   }
   return out;
 }
