@@ -98,6 +98,9 @@ describe('tree nodes built by the parser (dom-nodes.ts)', () => {
     assert.ok(isConcealed(div!), 'the answer is kept');
     forgetConcealed(div!);
     assert.ok(!isConcealed(div!));
+    // A rename asks afresh: aria-hidden hides an element, never the page's body.
+    renameElement(p!, 'body');
+    assert.ok(!isConcealed(p!));
     // An element made by other code is asked afresh each time.
     const made = new Element('div', { hidden: '' });
     assert.ok(isConcealed(made));

@@ -192,15 +192,6 @@ export interface PageAnalysis {
  */
 export const MAX_MODEL_BLOCKS = 20_000;
 
-function countBlocks(stats: Map<Element, Stats>): number {
-  let n = 0;
-  // forEach: an entries loop would allocate a pair per element of the page.
-  stats.forEach((s, el) => {
-    if (s.ownText > 0 && isBlockElement(el)) n++;
-  });
-  return n;
-}
-
 /**
  * The page measured once, the rules' choice, and every block with its features (the trainer reads this too).
  * `texts`: each block's text as well; `concealed`: the concealed blocks too (Blocks.concealed), only worth
@@ -219,8 +210,9 @@ export function analysePage(
   const choice: RuleChoice = rules
     ? { roots: new Set(rules.roots), skip: rules.skip }
     : { roots: new Set([body]), skip: () => false };
+  // measure counted the page's blocks (concealed ones measured apart too): every row the features would take.
   const blocks =
-    countBlocks(stats) <= MAX_MODEL_BLOCKS ? blockFeatures(body, stats, kind, choice, want.texts) : null;
+    bodyStats.blocks <= MAX_MODEL_BLOCKS ? blockFeatures(body, stats, kind, choice, want.texts) : null;
   return { body, stats, rules, blocks };
 }
 

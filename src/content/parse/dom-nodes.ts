@@ -55,10 +55,11 @@ CommentNode.prototype = Comment.prototype;
 
 export const newElement = (name: string, attribs: Record<string, string>): Element =>
   new ElementNode(name, attribs);
-/** Gives `el` another tag name, with that name's bits (elements.ts). */
+/** Gives `el` another tag name, with that name's bits (elements.ts); whether it is hidden is asked afresh. */
 export function renameElement(el: Element, name: string): void {
   el.name = name;
   (el as KindedElement).tagKind = tagKindOf(name);
+  (el as KindedElement).concealed = -1;
 }
 export const newText = (data: string): Text => new TextNode(data);
 export const newComment = (data: string): Comment => new CommentNode(data);
