@@ -86,7 +86,7 @@ interface TenantSite {
   /** Requests of a tenant (key) that arrived while another one had requests in flight. */
   besideOthers: Record<string, number>;
   hits: Record<string, number>;
-  /** Answers the held requests whose path starts with `prefix` (all, and every one to come, without). */
+  /** Answers the held requests whose path starts with `prefix`, and every one to come (all, without). */
   release(prefix?: string): void;
 }
 
@@ -98,7 +98,8 @@ async function startTenantSite(
   const most: Record<string, number> = {};
   const besideOthers: Record<string, number> = {};
   const hits: Record<string, number> = {};
-  let released = false;
+  /** Prefixes of the paths answered at once; '' answers every path. */
+  const released: string[] = [];
   const held = new Map<() => void, string>();
   const server = createServer((req, res) => {
     const [, tenant = '', what = '', ...rest] = (req.url ?? '/').split('?')[0]!.split('/');
@@ -124,7 +125,7 @@ async function startTenantSite(
             '</main></body></html>',
         );
     if (what === 'hold') {
-      if (released) return answer();
+      if (released.some((prefix) => req.url?.startsWith(prefix))) return answer();
       held.set(answer, req.url ?? '');
       res.once('close', () => held.delete(answer));
       return;
@@ -134,9 +135,9 @@ async function startTenantSite(
   server.keepAliveTimeout = 100;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const release = (prefix?: string): void => {
-    released ||= prefix === undefined;
+    released.push(prefix ?? '');
     for (const [answer, path] of [...held]) {
-      if (prefix !== undefined && !path.startsWith(prefix)) continue;
+      if (!path.startsWith(prefix ?? '')) continue;
       held.delete(answer);
       answer();
     }
@@ -347,6 +348,11 @@ describe('fair share across a fleet', { skip: redisAvailable ? false : REDIS_MIS
           assert.equal(started.status, 200, JSON.stringify(started.json));
         }
         await until(async () => (await queue()).activeJobsInQueue === 6, 'the three crawls on all 6 slots');
+        // Their pages held at the site: released before it arrived, b's page would be held for good.
+        await until(
+          () => (site.inFlight.a ?? 0) >= 2 && (site.inFlight.b ?? 0) >= 1,
+          "the three crawls' pages held",
+        );
         const third = await ask(`${one}/v2/crawl`, 'a', 'POST', { url: `${site.url}/a/hold/3`, limit: 1 });
         const next = await ask(`${two}/v2/crawl`, 'b', 'POST', { url: `${site.url}/b/2`, limit: 1 });
         assert.equal(third.status, 200, JSON.stringify(third.json));
