@@ -189,8 +189,9 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
+  // A running job's total and documents come a few milliseconds apart: patient writes, sharing commits.
   setTotal(id: string, total: number): Promise<void> {
-    return this.sql.write(() => void this.q.setTotal.run(total, Date.now(), id));
+    return this.sql.write(() => void this.q.setTotal.run(total, Date.now(), id), true);
   }
 
   addDocument(id: string, url: string, body: string): Promise<boolean> {
@@ -198,7 +199,7 @@ export class SqliteJobStore implements JobStore {
       const stored = this.q.addDoc.run(id, id, url, Buffer.byteLength(body), body).changes === 1;
       if (stored) this.q.countDoc.run(Date.now(), id);
       return stored;
-    });
+    }, true);
   }
 
   hasDocument(id: string, url: string): Promise<boolean> {
