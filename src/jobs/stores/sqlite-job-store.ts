@@ -189,9 +189,8 @@ export class SqliteJobStore implements JobStore {
     );
   }
 
-  // A running job's total and documents come a few milliseconds apart: patient writes, sharing commits.
   setTotal(id: string, total: number): Promise<void> {
-    return this.sql.write(() => void this.q.setTotal.run(total, Date.now(), id), true);
+    return this.sql.write(() => void this.q.setTotal.run(total, Date.now(), id));
   }
 
   addDocument(id: string, url: string, body: string): Promise<boolean> {
@@ -199,7 +198,7 @@ export class SqliteJobStore implements JobStore {
       const stored = this.q.addDoc.run(id, id, url, Buffer.byteLength(body), body).changes === 1;
       if (stored) this.q.countDoc.run(Date.now(), id);
       return stored;
-    }, true);
+    });
   }
 
   hasDocument(id: string, url: string): Promise<boolean> {

@@ -268,30 +268,13 @@ export async function storeCall<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * How long after the last commit a transaction of patient writes commits (`write(fn, true)`, `apply`): a
- * crawl's pages, which arrive a few milliseconds apart, share a commit instead of one each. Each commit
- * rewrites the pages the writes share (the job's row, index and frontier leaves); one per page cost a
- * crawl's main thread 0.07 ms a page.
- */
-export const PATIENT_COMMIT_MS = 5;
-
-/**
  * One SQLite file (WAL, synchronous=NORMAL: a commit survives a crash of this process, which is the failure
- * the job engine must survive). Writes share one transaction (group commit): `write` runs its function at
- * once inside that transaction and resolves only after the commit, so whatever a caller was told is stored
- * is on disk. A transaction commits at the end of the event-loop turn it began in; one of patient writes
- * only, when the last commit is less than `patientCommitMs` old, that long after it. Reads run at once and
- * see this connection's uncommitted writes.
+ * the job engine must survive). Writes made in one event-loop turn share one transaction (group commit):
+ * `write` runs its function at once inside that transaction and resolves only after the commit, so whatever
+ * a caller was told is stored is on disk. Reads run at once and see this connection's uncommitted writes.
  */
 export class SqliteDb {
   private waiters: Waiter[] | null = null;
-  /** The open transaction's number: a commit scheduled for an earlier one does nothing. */
-  private transaction = 0;
-  /** Whether the open transaction's commit is at the end of a turn (else on the patient timer). */
-  private committingSoon = false;
-  private lastCommit = Number.NEGATIVE_INFINITY;
-  /** The patient transaction's commit, cleared when it commits earlier. */
-  private patientTimer: NodeJS.Timeout | undefined;
   /** Set by `close`: every read and write checks it first and fails as the store being away. */
   private closed = false;
   private readonly failureListeners = new Set<(error: StoreUnavailableError) => void>();
@@ -299,11 +282,10 @@ export class SqliteDb {
   private constructor(
     readonly db: DatabaseSync,
     private readonly lock: DataDirLock,
-    private readonly patientCommitMs: number,
   ) {}
 
   /** Opens (creating when missing) `DATA_DIR/pagewright.db`; StoreUnavailableError when it cannot. */
-  static open(dataDir: string, patientCommitMs = PATIENT_COMMIT_MS): SqliteDb {
+  static open(dataDir: string): SqliteDb {
     let db: DatabaseSync | null = null;
     let lock: DataDirLock | null = null;
     try {
@@ -320,7 +302,7 @@ export class SqliteDb {
       addColumns(db);
       rekeyProfiles(db);
       db.prepare('SELECT count(*) FROM jobs').get(); // a corrupt file fails here, not later
-      return new SqliteDb(db, lock, patientCommitMs);
+      return new SqliteDb(db, lock);
     } catch (err) {
       try {
         db?.close();
@@ -357,13 +339,10 @@ export class SqliteDb {
     return e;
   }
 
-  private begin(patient: boolean): void {
+  private begin(): void {
     if (this.waiters !== null) {
-      if (this.db.isTransaction) {
-        if (!patient) this.commitSoon();
-        return;
-      }
-      // SQLite rolled the open transaction back by itself (SQLITE_FULL, IOERR): its writes are lost.
+      if (this.db.isTransaction) return;
+      // SQLite rolled this turn's transaction back by itself (SQLITE_FULL, IOERR): its writes are lost.
       this.lost(new Error('the transaction was rolled back by SQLite'));
     }
     try {
@@ -372,19 +351,7 @@ export class SqliteDb {
       throw storeError(err);
     }
     this.waiters = [];
-    const transaction = ++this.transaction;
-    this.committingSoon = false;
-    const wait = this.lastCommit + this.patientCommitMs - performance.now();
-    if (!patient || wait <= 0) this.commitSoon();
-    else this.patientTimer = setTimeout(() => this.commit(transaction), wait);
-  }
-
-  /** Commits the open transaction at the end of this turn. */
-  private commitSoon(): void {
-    if (this.committingSoon) return;
-    this.committingSoon = true;
-    const transaction = this.transaction;
-    setImmediate(() => this.commit(transaction));
+    setImmediate(() => this.commit());
   }
 
   private checkOpen(): void {
@@ -401,10 +368,10 @@ export class SqliteDb {
     }
   }
 
-  /** Runs `fn` in the open transaction; a failure that took the whole transaction with it is reported. */
-  private run<T>(fn: () => T, patient: boolean): T {
+  /** Runs `fn` in this turn's transaction; a failure that took the whole transaction with it is reported. */
+  private run<T>(fn: () => T): T {
     this.checkOpen();
-    this.begin(patient);
+    this.begin();
     try {
       return fn();
     } catch (err) {
@@ -415,24 +382,20 @@ export class SqliteDb {
   }
 
   /**
-   * Runs `fn` inside the open transaction and returns at once, without waiting for the commit (a patient
-   * write). For writes whose durability only matters relative to later ones: transactions commit in order on
-   * one connection, so such a write is on disk no later than any write made after it (a frontier marks a URL
-   * done only after the links found on its page were added). If the transaction is lost, `onFailure`
-   * listeners hear of it.
+   * Runs `fn` inside this turn's transaction and returns at once, without waiting for the commit. For writes
+   * whose durability only matters relative to later ones: transactions commit in order on one connection,
+   * so such a write is on disk no later than any write made after it (a frontier marks a URL done only after
+   * the links found on its page were added). If the transaction is lost, `onFailure` listeners hear of it.
    */
   apply<T>(fn: () => T): T {
-    return this.run(fn, true);
+    return this.run(fn);
   }
 
-  /**
-   * Runs `fn` inside the open transaction; resolves with its value once that transaction commits. `patient`:
-   * the commit may wait `patientCommitMs` for other writes (a crawl's documents).
-   */
-  write<T>(fn: () => T, patient = false): Promise<T> {
+  /** Runs `fn` inside this turn's transaction; resolves with its value once that transaction commits. */
+  write<T>(fn: () => T): Promise<T> {
     let value: T;
     try {
-      value = this.run(fn, patient);
+      value = this.run(fn);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -441,10 +404,8 @@ export class SqliteDb {
     });
   }
 
-  private commit(transaction: number): void {
-    // Already committed (earlier, with an impatient write), or lost and reported.
-    if (this.waiters === null || transaction !== this.transaction) return;
-    clearTimeout(this.patientTimer);
+  private commit(): void {
+    if (this.waiters === null) return; // already lost and reported
     if (this.closed) {
       const e = new StoreUnavailableError('Job store unavailable: the service is stopping');
       for (const w of this.waiters) w.reject(e);
@@ -455,7 +416,6 @@ export class SqliteDb {
     try {
       if (!this.db.isTransaction) throw new Error('the transaction was rolled back by SQLite');
       this.db.exec('COMMIT');
-      this.lastCommit = performance.now();
       this.waiters = null;
       for (const w of waiters) w.resolve();
     } catch (err) {
