@@ -75,6 +75,17 @@ function randomMarkup(seed: number, pieces: number): string {
     "<span title='&quot;'>",
     '\n',
     '\u00e9\u2019',
+    '<DIV CLASS="x" Data-Long-Name=1 hidden>',
+    '<a\thref=x\n/>',
+    '</DiV >',
+    '</span\n>',
+    '<p id=a/b>',
+    '<x-custom-element foo=bar baz>',
+    '<img src=x alt=>',
+    '<input disabled/>',
+    '<div class',
+    '<br',
+    '</em',
   ];
   let html = '';
   for (let i = 0; i < pieces; i++) html += parts[next(parts.length)];
@@ -107,6 +118,13 @@ describe('the skipping tokenizer gives what htmlparser2 gives', () => {
       '<p>trailing &',
       '<p>trailing &am',
       '<plaintext><p>all text & more',
+      '<DIV CLASS="x" Data-Long-Name=1 hidden>t</DIV >',
+      '<a\thref=x\n/><p\fid=y\r>z</p\n>',
+      '<x-custom-element foo=bar baz=>x</x-custom-element>',
+      '<div cla',
+      '<div class',
+      '<sec',
+      '</sect',
     ])
       same(html);
   });

@@ -5,7 +5,8 @@ import { Tokenizer } from 'htmlparser2';
  * decoding on, the stock tokenizer looks at every character of text and of attribute values on its own
  * (each one a turn of its state machine), and walks raw text (`<script>`, `<style>`) and comments with a
  * character loop; here `indexOf` finds the next character that matters (`<`, `&` or the closing quote),
- * which is where the stock tokenizer would next do anything. Every event, index and state is the same:
+ * which is where the stock tokenizer would next do anything. Tag and attribute names, a turn a character
+ * too, are read to their end in one loop. Every event, index and state is the same:
  * `test/content/skipping-tokenizer.test.ts` compares the two on the fixture pages and on edge cases.
  *
  * The overridden methods are the tokenizer's own (private in its types): when a version of htmlparser2
@@ -23,9 +24,15 @@ interface TokenizerInternals {
   stateText(c: number): void;
   handleInAttributeValue(c: number, quote: number): void;
   fastForwardTo(c: number): boolean;
+  stateInTagName(c: number): void;
+  stateInClosingTagName(c: number): void;
+  stateInAttributeName(c: number): void;
 }
 
 const LT = 0x3c;
+const GT = 0x3e;
+const SLASH = 0x2f;
+const EQUALS = 0x3d;
 const AMP = 0x26;
 const DOUBLE_QUOTE = 0x22;
 
@@ -33,7 +40,10 @@ const stock = Tokenizer.prototype as unknown as TokenizerInternals;
 const usable =
   typeof stock.stateText === 'function' &&
   typeof stock.handleInAttributeValue === 'function' &&
-  typeof stock.fastForwardTo === 'function';
+  typeof stock.fastForwardTo === 'function' &&
+  typeof stock.stateInTagName === 'function' &&
+  typeof stock.stateInClosingTagName === 'function' &&
+  typeof stock.stateInAttributeName === 'function';
 
 /** The next `&` at or after `from` in the tokenizer's buffer (one search per `&`, not one per run). */
 function nextAmp(t: TokenizerInternals, from: number): number {
@@ -54,6 +64,22 @@ function skipTo(t: TokenizerInternals, stop: string): void {
   t.index = (next === -1 ? t.buffer.length : next) + t.offset - 1;
 }
 
+/** Where a tag's or an attribute's name ends for the tokenizer: `/`, `>` or HTML whitespace (and `=`). */
+const endsTagName = (c: number): boolean =>
+  c === SLASH || c === GT || c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0c || c === 0x0d;
+const endsAttributeName = (c: number): boolean => c === EQUALS || endsTagName(c);
+
+/**
+ * Moves the tokenizer to the last character of the name it is in (its loop steps on to the character that
+ * ends it), or to the buffer's end when the name runs on past it.
+ */
+function skipName(t: TokenizerInternals, ends: (c: number) => boolean): void {
+  const buffer = t.buffer;
+  let at = t.index - t.offset + 1;
+  while (at < buffer.length && !ends(buffer.charCodeAt(at))) at++;
+  t.index = at - 1 + t.offset;
+}
+
 class SkippingTokenizer extends Tokenizer {
   private ampAt = -1;
   private ampFrom = 0;
@@ -70,6 +96,22 @@ skipping.stateText = function (this: TokenizerInternals, c: number): void {
 skipping.handleInAttributeValue = function (this: TokenizerInternals, c: number, quote: number): void {
   if (c !== quote && c !== AMP && this.decodeEntities) skipTo(this, quote === DOUBLE_QUOTE ? '"' : "'");
   else stock.handleInAttributeValue.call(this, c, quote);
+};
+
+// Inside a name the stock tokenizer does nothing until the character that ends it.
+skipping.stateInTagName = function (this: TokenizerInternals, c: number): void {
+  if (endsTagName(c)) stock.stateInTagName.call(this, c);
+  else skipName(this, endsTagName);
+};
+
+skipping.stateInClosingTagName = function (this: TokenizerInternals, c: number): void {
+  if (endsTagName(c)) stock.stateInClosingTagName.call(this, c);
+  else skipName(this, endsTagName);
+};
+
+skipping.stateInAttributeName = function (this: TokenizerInternals, c: number): void {
+  if (endsAttributeName(c)) stock.stateInAttributeName.call(this, c);
+  else skipName(this, endsAttributeName);
 };
 
 skipping.fastForwardTo = function (this: TokenizerInternals, c: number): boolean {
