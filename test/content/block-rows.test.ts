@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { Element as DomElement, Text as DomText } from 'domhandler';
 import { describe, test } from 'node:test';
-import { StatsTable, measure } from '../../src/content/main-content/block-stats.js';
+import { measure } from '../../src/content/main-content/block-stats.js';
+import type { Stats } from '../../src/content/main-content/block-stats.js';
 import { analysePage } from '../../src/content/main-content/main-content.js';
 import { runsOfAlike } from '../../src/content/main-content/sibling-runs.js';
 import { bodyOf, isTag } from '../../src/content/parse/dom.js';
@@ -9,7 +9,7 @@ import type { Element } from '../../src/content/parse/dom.js';
 import { parseHtml } from '../../src/content/parse/parse.js';
 
 /** `count` children of each of `kinds` kinds (tag and class), interleaved, each with some text. */
-function parentOf(kinds: string[], count: number): { parent: Element; stats: StatsTable } {
+function parentOf(kinds: string[], count: number): { parent: Element; stats: Map<Element, Stats> } {
   const children: string[] = [];
   for (let i = 0; i < count; i++)
     kinds.forEach((kind, k) => {
@@ -17,14 +17,14 @@ function parentOf(kinds: string[], count: number): { parent: Element; stats: Sta
       children.push(`<${tag}${cls === undefined ? '' : ` class="${cls}"`}>item ${k} ${i}</${tag}>`);
     });
   const doc = parseHtml(`<html><body><div id="parent">${children.join('')}</div></body></html>`);
-  const stats = new StatsTable();
+  const stats = new Map<Element, Stats>();
   measure(bodyOf(doc), stats);
   const parent = (bodyOf(doc) as Element).children.find(isTag)!;
   return { parent, stats };
 }
 
 /** Per child: how many siblings share its run (by tag and class). */
-const runSizes = (parent: Element, stats: StatsTable): number[] =>
+const runSizes = (parent: Element, stats: Map<Element, Stats>): number[] =>
   runsOfAlike(parent, stats).map((run) => run?.all ?? 0);
 
 describe('runs of alike siblings', () => {
@@ -47,7 +47,7 @@ describe('runs of alike siblings', () => {
 
   test('an empty class is no class, and a class differing only after a space is another kind', () => {
     const doc = parseHtml('<div><p class="">a</p><p>b</p><p class="x y">c</p><p class="x">d</p></div>');
-    const stats = new StatsTable();
+    const stats = new Map<Element, Stats>();
     measure(bodyOf(doc), stats);
     const parent = (bodyOf(doc) as Element).children.find(isTag)!;
     assert.deepEqual(runSizes(parent, stats), [2, 2, 1, 1]);
@@ -67,7 +67,7 @@ describe('blocks below an element', () => {
       ['skip', 0],
       ['apart', 1],
     ] as const) {
-      const stats = new StatsTable();
+      const stats = new Map<Element, Stats>();
       measure(body, stats, mode);
       const d = byId('d');
       const [p, span, section, empty] = d.children.filter(isTag);
@@ -80,30 +80,6 @@ describe('blocks below an element', () => {
       assert.equal(stats.get(section!)?.blocks, mode === 'apart' ? 1 : undefined);
       assert.equal(stats.get(empty!)!.blocks, 0);
     }
-  });
-});
-
-describe('text statistics tables', () => {
-  test('two tables measuring one tree each keep their own figures, on elements made by any code', () => {
-    const doc = parseHtml('<div><p>one two three</p><section hidden><p>folded text</p></section></div>');
-    const body = bodyOf(doc) as Element;
-    const div = body.children.find(isTag)!;
-    const first = new StatsTable();
-    measure(body, first, 'skip');
-    const second = new StatsTable();
-    measure(body, second, 'apart');
-    const section = div.children.filter(isTag)[1]!;
-    // Measured apart, the folded section has figures in the second table only, and the first is unchanged.
-    assert.equal(first.get(section), undefined);
-    assert.equal(second.get(section)!.blocks, 1);
-    assert.equal(first.get(div)!.blocks, 1);
-    assert.equal(second.get(div)!.blocks, 2);
-    // An element no parser made (domhandler's own constructor) holds figures as well.
-    const made = new DomElement('p', {}, [new DomText('made by hand')]);
-    const third = new StatsTable();
-    measure(made, third);
-    assert.equal(third.get(made)!.text, 'madebyhand'.length);
-    assert.equal(first.get(made), undefined);
   });
 });
 

@@ -26,36 +26,6 @@ export interface Stats {
   blocks: number;
 }
 
-/**
- * Each element's Stats from one measure. A page's analysis asks for them some 5,000 times; a Map keyed by
- * element hashed each of those asks and held 600 entries a page, where a field on the element is one load
- * (10,000-page crawl with main content: 0.07 CPU-ms a page and 20 MB of the service's RSS less). The first
- * table that measures an element keeps its figures on it; another table measuring the same tree keeps its
- * own in a Map, so tables never see each other's figures.
- */
-export class StatsTable {
-  private others: Map<Element, Stats> | undefined;
-
-  get(el: Element): Stats | undefined {
-    const held = el as StatsHolder;
-    return held.statsOf === this ? held.stats : this.others?.get(el);
-  }
-
-  set(el: Element, stats: Stats): void {
-    const held = el as StatsHolder;
-    if (held.statsOf === undefined || held.statsOf === this) {
-      held.statsOf = this;
-      held.stats = stats;
-    } else (this.others ??= new Map()).set(el, stats);
-  }
-}
-
-/** An element with room for the Stats of the first table that measures it (dom-nodes.ts makes room). */
-interface StatsHolder extends Element {
-  statsOf?: StatsTable;
-  stats?: Stats;
-}
-
 export const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
 /** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
 export const STRONG_NEGATIVE =
@@ -92,7 +62,7 @@ function countCommas(text: string): number {
 export type ConcealedText = 'skip' | 'apart' | 'inside';
 
 /** Computes text statistics for every element in one bottom-up pass. */
-export function measure(root: AnyNode, stats: StatsTable, concealed: ConcealedText = 'skip'): Stats {
+export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: ConcealedText = 'skip'): Stats {
   const total: Stats = {
     text: 0,
     linkText: 0,
@@ -146,7 +116,12 @@ export function linkDensity(stats: Stats | undefined): number {
 }
 
 /** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-export function isBoilerplate(el: Element, stats: StatsTable, pageText: number, strict = false): boolean {
+export function isBoilerplate(
+  el: Element,
+  stats: Map<Element, Stats>,
+  pageText: number,
+  strict = false,
+): boolean {
   const s = stats.get(el);
   const text = s?.text ?? 0;
   const names = classAndId(el);

@@ -26,9 +26,6 @@ const ElementNode = function (this: Element, name: string, attribs: Record<strin
   this.attribs = attribs;
   (this as KindedElement).tagKind = tagKindOf(name);
   (this as KindedElement).concealed = -1;
-  // Room for main content's text statistics (block-stats.ts, StatsTable): every element keeps one shape.
-  (this as KindedElement).statsOf = undefined;
-  (this as KindedElement).stats = undefined;
   this.type = (name === 'script' ? 'script' : name === 'style' ? 'style' : 'tag') as Element['type'];
 } as unknown as ElementConstructor;
 ElementNode.prototype = Element.prototype;

@@ -96,9 +96,6 @@ export interface KindedElement extends Element {
   tagKind: number;
   /** Whether its author hid it (visibility.ts, isConcealed): -1 until first asked. */
   concealed: number;
-  /** The text statistics of the first table to measure it (main-content/block-stats.ts, StatsTable). */
-  statsOf: object | undefined;
-  stats: object | undefined;
 }
 
 /** The bits of `el`'s tag: those the parser gave it, or looked up for an element made by other code. */
