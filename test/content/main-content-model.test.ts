@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import {
   CONTEXT_FEATURES,
@@ -11,7 +12,12 @@ import {
   codeAfterProse,
   ruleKept,
 } from '../../src/content/main-content/block-features.js';
-import { checkModel, predict } from '../../src/content/main-content/block-model.js';
+import {
+  GENERATED_SCORER_NAME,
+  checkModel,
+  compileTrees,
+  predict,
+} from '../../src/content/main-content/block-model.js';
 import type { KeepRule, MainContentModel, TreeModel } from '../../src/content/main-content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../../src/content/main-content/block-model-weights.js';
 import {
@@ -117,6 +123,16 @@ describe('main-content model', () => {
       Array.from({ length: 20 }, (_, r) => (only[r] ? byLevels(r) : 0)),
     );
     assert.throws(() => predict(stump(['a'], 1, 0, 0, 0), Float32Array.from([1])), /retrain/);
+  });
+
+  test("the trees' code carries the name the service's Node flags keep from Maglev", () => {
+    for (const scorer of compileTrees(MAIN_CONTENT_MODEL.blocks))
+      assert.equal(scorer.name, GENERATED_SCORER_NAME);
+    const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    for (const script of [scripts.start!, scripts.worker!])
+      assert.ok(script.split(' ').includes(`--maglev-filter=-${GENERATED_SCORER_NAME}`), script);
   });
 
   test('a model trained on other features is refused at load', () => {
