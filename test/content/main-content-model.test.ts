@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import {
   CONTEXT_FEATURES,
@@ -12,12 +11,7 @@ import {
   codeAfterProse,
   ruleKept,
 } from '../../src/content/main-content/block-features.js';
-import {
-  GENERATED_SCORER_NAME,
-  checkModel,
-  compileTrees,
-  predict,
-} from '../../src/content/main-content/block-model.js';
+import { checkModel, predict } from '../../src/content/main-content/block-model.js';
 import type { KeepRule, MainContentModel, TreeModel } from '../../src/content/main-content/block-model.js';
 import { MAIN_CONTENT_MODEL } from '../../src/content/main-content/block-model-weights.js';
 import {
@@ -53,6 +47,19 @@ const stump = (
   base: 0,
   trees: [{ split: [f], at: [at], leaf: [left, right] }],
 });
+
+/** Row `r`'s probability under `model`, its trees read one level at a time (what the compiled code must give). */
+function byLevels(model: TreeModel, rows: Float32Array, r: number): number {
+  const inner = (1 << model.depth) - 1;
+  const width = model.features.length;
+  let sum = model.base;
+  for (const tree of model.trees) {
+    let node = 0;
+    while (node < inner) node = 2 * node + (rows[r * width + tree.split[node]!]! > tree.at[node]! ? 2 : 1);
+    sum += tree.leaf[node - inner]!;
+  }
+  return Math.fround(1 / (1 + Math.exp(-sum)));
+}
 
 /** A page's main content as Markdown, as the service renders it (skipped and revealed elements included). */
 function renderMain(html: string, kind: PageKind, model: MainContentModel | null): string {
@@ -103,36 +110,38 @@ describe('main-content model', () => {
     }));
     const four: TreeModel = { features: ['a', 'b', 'c'], depth: 4, base: 0.25, trees };
     const rows = Float32Array.from({ length: 60 }, (_, i) => ((i * 37) % 13) / 12);
-    const byLevels = (r: number): number => {
-      let sum = four.base;
-      for (const tree of trees) {
-        let node = 0;
-        while (node < 15) node = 2 * node + (rows[r * 3 + tree.split[node]!]! > tree.at[node]! ? 2 : 1);
-        sum += tree.leaf[node - 15]!;
-      }
-      return Math.fround(1 / (1 + Math.exp(-sum)));
-    };
     assert.deepEqual(
       Array.from(predict(four, rows)),
-      Array.from({ length: 20 }, (_, r) => byLevels(r)),
+      Array.from({ length: 20 }, (_, r) => byLevels(four, rows, r)),
     );
     // With `only`, the rows it marks score the same and the others read 0.
     const only = Uint8Array.from({ length: 20 }, (_, r) => +(r % 3 === 1));
     assert.deepEqual(
       Array.from(predict(four, rows, only)),
-      Array.from({ length: 20 }, (_, r) => (only[r] ? byLevels(r) : 0)),
+      Array.from({ length: 20 }, (_, r) => (only[r] ? byLevels(four, rows, r) : 0)),
     );
     assert.throws(() => predict(stump(['a'], 1, 0, 0, 0), Float32Array.from([1])), /retrain/);
   });
 
-  test("the trees' code carries the name the service's Node flags keep from Maglev", () => {
-    for (const scorer of compileTrees(MAIN_CONTENT_MODEL.blocks))
-      assert.equal(scorer.name, GENERATED_SCORER_NAME);
-    const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      scripts: Record<string, string>;
-    };
-    for (const script of [scripts.start!, scripts.worker!])
-      assert.ok(script.split(' ').includes(`--maglev-filter=-${GENERATED_SCORER_NAME}`), script);
+  test('rows of any number score as the trees say, one page after another; NaN goes left, thresholds may be infinite', () => {
+    const trees = Array.from({ length: 37 }, (_, t) => ({
+      split: Array.from({ length: 15 }, (_, i) => (t * 3 + i) % 5),
+      at: Array.from({ length: 15 }, (_, i) =>
+        i === 4 ? Infinity : i === 9 ? -Infinity : Math.fround(((t * 13 + i * 7) % 17) / 16) + (t % 2) * 1e-9,
+      ),
+      leaf: Array.from({ length: 16 }, (_, i) => (i - 7.5) / (t + 3)),
+    }));
+    const model: TreeModel = { features: ['a', 'b', 'c', 'd', 'e'], depth: 4, base: -0.125, trees };
+    // Many pages' worth of rows (past the code's first 64 KB of memory), then fewer again, then none.
+    for (const count of [3, 9_000, 40, 0]) {
+      const rows = Float32Array.from({ length: count * 5 }, (_, i) =>
+        i % 41 === 7 ? NaN : ((i * 29) % 19) / 18,
+      );
+      const expected = Array.from({ length: count }, (_, r) => byLevels(model, rows, r));
+      assert.deepEqual(Array.from(predict(model, rows)), expected, `${count} rows`);
+    }
+    const nan = Float32Array.from([NaN, NaN, NaN, NaN, NaN]);
+    assert.equal(predict(model, nan)[0], byLevels(model, nan, 0));
   });
 
   test('a model trained on other features is refused at load', () => {

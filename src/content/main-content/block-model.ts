@@ -1,4 +1,6 @@
 import type { PageKind } from './page-kind.js';
+import { treeCode } from './tree-code.js';
+import type { TreeCode } from './tree-code.js';
 
 /**
  * Gradient-boosted trees over block features, each a complete binary tree of fixed depth stored flat: split
@@ -48,27 +50,12 @@ export function checkModel(model: TreeModel, features: readonly string[]): TreeM
   return model;
 }
 
-/** Adds its trees' leaves for the row at `offset` of `features` to `sums[r]` (no number boxed per call). */
-export type Scorer = (features: Float32Array, offset: number, sums: Float64Array, r: number) => void;
-const compiled = new WeakMap<TreeModel, readonly Scorer[]>();
-const TREES_PER_FUNCTION = 16;
-/**
- * The generated functions' name, which `npm start`'s `--maglev-filter=-modelTrees` keeps from Maglev: its
- * compiles of them held 15–60 MB per isolate for the life of the process, where TurboFan alone compiles them to
- * code as fast.
- */
-export const GENERATED_SCORER_NAME = 'modelTrees';
+const compiled = new WeakMap<TreeModel, TreeCode>();
 
-/**
- * A model's trees as code, made once per model: each tree a nested comparison of a row's features with its
- * thresholds as constants, the leaves added to the row's sum in the trees' order (the same additions, so the
- * same log-odds, as walking the trees' arrays). Read as data, a tree costs loads of its split, threshold and
- * leaf per level; as code the branches are immediates. Trees are grouped some per function so that each
- * stays small enough for V8 to optimise; predict runs each function over every row before the next.
- */
-export function compileTrees(model: TreeModel): readonly Scorer[] {
-  let scorers = compiled.get(model);
-  if (!scorers) {
+/** A model's trees as code (tree-code.ts), made once per model in each thread after checking their shape. */
+function compile(model: TreeModel): TreeCode {
+  let code = compiled.get(model);
+  if (!code) {
     const inner = (1 << model.depth) - 1;
     for (const { split, at, leaf } of model.trees) {
       if (split.length !== inner || at.length !== inner || leaf.length !== inner + 1)
@@ -79,30 +66,10 @@ export function compileTrees(model: TreeModel): readonly Scorer[] {
       )
         throw new Error('main-content model splits on a feature it does not have: retrain it');
     }
-    // Numbers are written as JavaScript reads them back exactly (shortest round trip); ±∞ and NaN by name.
-    const constant = (x: number): string =>
-      Number.isFinite(x) ? String(x) : x > 0 ? 'Infinity' : x < 0 ? '-Infinity' : 'NaN';
-    const node = (tree: TreeModel['trees'][number], i: number): string =>
-      i >= inner
-        ? constant(tree.leaf[i - inner]!)
-        : `(f[o + ${tree.split[i]}] > ${constant(tree.at[i]!)} ? ${node(tree, 2 * i + 2)} : ${node(tree, 2 * i + 1)})`;
-    const made: Scorer[] = [];
-    for (let first = 0; first < model.trees.length; first += TREES_PER_FUNCTION) {
-      const body = model.trees
-        .slice(first, first + TREES_PER_FUNCTION)
-        .map((tree) => `s += ${node(tree, 0)};`)
-        .join('\n');
-      // Code made from the shipped model's numbers only, never from a caller's input. A float32 feature
-      // is widened to its exact double before it meets a threshold.
-      const code = `let s = sums[r];\n${body}\nsums[r] = s;`;
-      made.push(
-        new Function(`return function ${GENERATED_SCORER_NAME}(f, o, sums, r) {\n${code}\n};`)() as Scorer,
-      );
-    }
-    scorers = made;
-    compiled.set(model, scorers);
+    code = treeCode(model);
+    compiled.set(model, code);
   }
-  return scorers;
+  return code;
 }
 
 /**
@@ -110,17 +77,21 @@ export function compileTrees(model: TreeModel): readonly Scorer[] {
  * with `only`, just the rows it marks (the others read 0), for callers that will not look at the rest.
  */
 export function predict(model: TreeModel, features: Float32Array, only?: Uint8Array): Float32Array {
-  const scorers = compileTrees(model);
+  const { memory, score } = compile(model);
   const width = model.features.length;
   const rows = features.length / width;
-  const sums = new Float64Array(rows).fill(model.base);
-  // Tree-major: a page's rows take much the same paths through a tree, which the processor's branch
-  // prediction learns while one function's trees run row after row (the first stage of a 222-block article
-  // page in 0.13 ms where row by row took 0.28). A loop over the rows inside the generated functions is
-  // 0.01 ms a page faster and 45 ms slower to compile in each isolate.
-  for (const score of scorers)
-    for (let r = 0; r < rows; r++) if (!only || only[r]) score(features, r * width, sums, r);
+  // The code's memory holds the features, then each row's sum, then which rows to score.
+  const sumsAt = Math.ceil(features.byteLength / 8) * 8;
+  const onlyAt = sumsAt + rows * 8;
+  const bytes = onlyAt + rows;
+  if (memory.buffer.byteLength < bytes) memory.grow(Math.ceil((bytes - memory.buffer.byteLength) / 65_536));
+  new Float32Array(memory.buffer, 0, features.length).set(features);
+  const sums = new Float64Array(memory.buffer, sumsAt, rows).fill(model.base);
+  const scored = new Uint8Array(memory.buffer, onlyAt, rows);
+  if (only) scored.set(only);
+  else scored.fill(1);
+  score(0, rows, width * 4, sumsAt, onlyAt);
   const out = new Float32Array(rows);
-  for (let r = 0; r < rows; r++) if (!only || only[r]) out[r] = 1 / (1 + Math.exp(-sums[r]!));
+  for (let r = 0; r < rows; r++) if (scored[r]) out[r] = 1 / (1 + Math.exp(-sums[r]!));
   return out;
 }
