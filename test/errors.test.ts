@@ -70,7 +70,6 @@ describe('errors across the content worker boundary', () => {
   const envelope = (task: ContentTask) => ({
     task,
     deadlineAt: Date.now() + 30_000,
-    started: new Int32Array(new SharedArrayBuffer(4)),
   });
 
   test("the worker's entry answers a task's AppError as its code and message", async () => {

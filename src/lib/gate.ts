@@ -6,7 +6,8 @@ type Queue = (() => void)[];
 /**
  * The service's one concurrency primitive: at most `maxActive` holders at once, the others waiting for a slot
  * (woken one by one, never by polling). It bounds request admission per operation, jobs running, browser
- * pages, requests in flight per host during a crawl, each tenant's pages in flight, and `mapWithLimit`'s lanes.
+ * pages, requests in flight per host during a crawl, each tenant's pages in flight, `mapWithLimit`'s lanes
+ * and the tasks of the content workers.
  *
  * A waiter may name a key (its tenant): while several keys have waiters, freed slots go round the keys in
  * turn, each key's waiters in arrival order, so a key with 500 waiting and a key with one take alternate

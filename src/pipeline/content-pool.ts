@@ -1,7 +1,6 @@
 import type { Metrics } from '../lib/metrics.js';
 import os from 'node:os';
-import { Piscina } from 'piscina';
-import { ContentTooLargeError, ServiceUnavailableError, errorFromCode } from '../errors.js';
+import { ContentTooLargeError, ServiceBusyError, ServiceUnavailableError, errorFromCode } from '../errors.js';
 import type { SitemapDocument } from '../crawl/sitemap.js';
 import type { FetchedPage } from '../engines/types.js';
 import type { Deadline } from '../lib/deadline.js';
@@ -11,6 +10,8 @@ import type { Meter } from '../tenants/metering.js';
 import { DEFAULT_TENANT } from '../tenants/tenant.js';
 import type { SearchHit } from '../search/types.js';
 import type { ContentEnvelope, ContentResult } from './content-worker.js';
+import { WorkerPool } from './worker-pool.js';
+import type { PoolTask } from './worker-pool.js';
 import type { ContentOutputs, ContentTask } from './content-tasks.js';
 import type { DocumentOptions, RenderedPage } from './page-document.js';
 import type { PageData, PageDataRequest } from './page-data.js';
@@ -34,10 +35,10 @@ export interface ContentPoolOptions {
 }
 
 /** Where the file of the worker entry lives: .ts when running from source (tsx), .js when built. */
-function workerFile(): string {
+function workerFile(): URL {
   const self = new URL(import.meta.url);
   const extension = self.pathname.endsWith('.ts') ? '.ts' : '.js';
-  return new URL(`./content-worker${extension}`, self).href;
+  return new URL(`./content-worker${extension}`, self);
 }
 
 export function defaultContentThreads(): number {
@@ -53,19 +54,17 @@ export function defaultContentThreads(): number {
  *   no page can hold a worker for longer than its deadline plus the grace period.
  */
 export class ContentPool {
-  private readonly pool: Piscina | null;
+  private readonly pool: WorkerPool<ContentEnvelope, ContentResult> | null;
   private inFlight = 0;
   private stopped = 0;
 
   constructor(private readonly options: ContentPoolOptions) {
     this.pool =
       options.threads > 0
-        ? new Piscina({
-            filename: workerFile(),
-            minThreads: options.threads,
-            maxThreads: options.threads,
+        ? new WorkerPool({
+            file: workerFile(),
+            threads: options.threads,
             maxQueue: options.threads * 64,
-            idleTimeout: 30_000,
             // Up to a 64 MB young generation: a page's tree lives while the page is processed and dies with
             // it. Node's `--max-semi-space-size` caps every isolate of the process, so under `npm start`
             // (`--max-semi-space-size=4`) a worker's is the main thread's (docs/architecture.md, "Memory
@@ -111,8 +110,8 @@ export class ContentPool {
   /** Worker threads, tasks waiting for one, tasks in flight, and tasks whose worker was ended for overrunning. */
   stats(): { threads: number; queued: number; inFlight: number; stopped: number } {
     return {
-      threads: this.pool?.threads.length ?? 0,
-      queued: this.pool?.queueSize ?? 0,
+      threads: this.pool?.threads ?? 0,
+      queued: this.pool?.queued ?? 0,
       inFlight: this.inFlight,
       stopped: this.stopped,
     };
@@ -128,16 +127,12 @@ export class ContentPool {
     if (!this.pool)
       return (await (await import('./content-tasks.js')).runContentTask(task)) as ContentOutputs[K];
     const started = performance.now();
-    const envelope: ContentEnvelope = {
-      task,
-      deadlineAt: deadline.at,
-      started: new Int32Array(new SharedArrayBuffer(4)),
-    };
+    const job: PoolTask<ContentEnvelope> = { input: { task, deadlineAt: deadline.at }, started: false };
     const abort = new AbortController();
     let graceTimer: NodeJS.Timeout | undefined;
     const onDeadline = (): void => {
       this.options.metrics?.contentAbort('deadline');
-      if (Atomics.load(envelope.started, 0) === 0) {
+      if (!job.started) {
         abort.abort(); // still queued: nobody waits for it any more
         return;
       }
@@ -154,7 +149,7 @@ export class ContentPool {
     };
     if (deadline.signal.aborted) onDeadline();
     else deadline.signal.addEventListener('abort', onDeadline, { once: true });
-    const work = this.pool.run(envelope, { signal: abort.signal }) as Promise<ContentResult>;
+    const work = this.pool.run(job, abort.signal);
     this.inFlight++;
     // Settles the bookkeeping whether the caller still waits or not.
     void work.then(
@@ -168,10 +163,10 @@ export class ContentPool {
     try {
       result = await deadline.race(work, 'formatting');
     } catch (err) {
-      if (err instanceof Error && /queue is at limit/i.test(err.message)) {
+      if (err instanceof ServiceBusyError) {
         throw new ServiceUnavailableError('Content workers are saturated; retry shortly');
       }
-      // The worker hit its heap cap and was ended; piscina starts another in its place.
+      // The worker hit its heap cap and was ended; the pool starts another in its place.
       if ((err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY') {
         this.options.log.warn(
           { host: hostOf(target), task: task.kind, heapMb: this.options.maxHeapMb },
@@ -196,7 +191,7 @@ export class ContentPool {
   }
 
   async close(): Promise<void> {
-    await this.pool?.destroy();
+    await this.pool?.close();
   }
 }
 

@@ -1,17 +1,17 @@
 // Worker-thread entry: every parse of fetched bytes (pages, sitemaps, search result pages, a page's attributes
 // and structured data) runs here, off the event loop.
+import { isMainThread, parentPort } from 'node:worker_threads';
 import { AppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { runContentTask } from './content-tasks.js';
 import type { ContentOutput, ContentTask } from './content-tasks.js';
 import { collectBetweenTasks } from './young-collection.js';
+import type { TaskReply } from './worker-pool.js';
 
 export interface ContentEnvelope {
   task: ContentTask;
-  /** Epoch ms after which nobody waits for the result: a task still queued by then is skipped. */
+  /** Epoch ms after which nobody waits for the result: a task that reaches its worker later is skipped. */
   deadlineAt: number;
-  /** Set to 1 by the worker when it starts the task, so the pool knows a queued task from a running one. */
-  started: Int32Array;
 }
 
 /** A failure crosses back as its code and message; the pool rebuilds the error with errorFromCode. */
@@ -21,7 +21,6 @@ export type ContentResult =
   | { ok: false; expired: false; code: ErrorCode; message: string };
 
 export default async function runInWorker(envelope: ContentEnvelope): Promise<ContentResult> {
-  Atomics.store(envelope.started, 0, 1);
   if (Date.now() >= envelope.deadlineAt) return { ok: false, expired: true };
   // The last task's garbage goes before this one allocates (young-collection.ts).
   collectBetweenTasks();
@@ -36,3 +35,23 @@ export default async function runInWorker(envelope: ContentEnvelope): Promise<Co
     throw err;
   }
 }
+
+/** A worker of the pool (worker-pool.ts): each message a task, answered in turn with its result. */
+function serveTasks(port: NonNullable<typeof parentPort>): void {
+  const reply = (answer: TaskReply<ContentResult>): void => {
+    try {
+      port.postMessage(answer);
+    } catch (err) {
+      // What was thrown could not be copied across (it held a function, say): its message still goes.
+      port.postMessage({ thrown: new Error(String((answer as { thrown?: unknown }).thrown ?? err)) });
+    }
+  };
+  port.on('message', (envelope: ContentEnvelope) => {
+    runInWorker(envelope).then(
+      (value) => reply({ value }),
+      (thrown: unknown) => reply({ thrown }),
+    );
+  });
+}
+
+if (!isMainThread && parentPort) serveTasks(parentPort);

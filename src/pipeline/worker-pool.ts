@@ -1,0 +1,143 @@
+import { Worker } from 'node:worker_threads';
+import type { ResourceLimits } from 'node:worker_threads';
+import { Gate } from '../lib/gate.js';
+
+export interface WorkerPoolOptions {
+  /** The worker's entry: it answers each task it is posted with one `TaskReply`, in turn. */
+  file: URL;
+  threads: number;
+  /** Tasks that may wait for a worker; past it `run` throws ServiceBusyError (the gate's). */
+  maxQueue: number;
+  resourceLimits: ResourceLimits;
+}
+
+/** What a worker posts back for each task: its value, or what it threw. */
+export type TaskReply<T> = { value: T } | { thrown: unknown };
+
+/** A task of the pool; `started` turns true once a worker has it (until then, aborting it just drops it). */
+export interface PoolTask<In> {
+  input: In;
+  started: boolean;
+}
+
+interface Job<Out> {
+  resolve: (value: Out) => void;
+  reject: (reason: unknown) => void;
+}
+
+interface Slot<Out> {
+  worker: Worker;
+  job: Job<Out> | null;
+}
+
+/**
+ * A fixed number of worker threads, each given one task at a time; the tasks waiting for one wait at a Gate
+ * (bounded, in order). Aborting a task drops it while it waits; once a worker runs it, that worker is ended
+ * (nothing else interrupts it) and a new one takes its place, as after a crash or running out of memory,
+ * which fail that task alone. A task is one message each way: piscina's bookkeeping around the same messages
+ * cost 60–90 µs of CPU a task (BENCHMARKS.md, "An eighth pass").
+ */
+export class WorkerPool<In, Out> {
+  private readonly slots: Slot<Out>[] = [];
+  private readonly gate: Gate;
+  private closed = false;
+
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.gate = new Gate('content', options.threads, options.maxQueue);
+    for (let i = 0; i < options.threads; i++) this.slots.push(this.spawn());
+  }
+
+  get threads(): number {
+    return this.slots.length;
+  }
+
+  get queued(): number {
+    return this.gate.waiting;
+  }
+
+  async run(task: PoolTask<In>, signal: AbortSignal): Promise<Out> {
+    await this.gate.enter(signal);
+    try {
+      if (this.closed) throw new Error('the worker pool is closed');
+      signal.throwIfAborted();
+      // The gate lets in no more tasks than there are workers, and a busy worker's slot keeps its job.
+      return await this.runOn(
+        this.slots.find((slot) => slot.job === null)!,
+        task,
+        signal,
+      );
+    } finally {
+      this.gate.leave();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const slots = this.slots.splice(0);
+    for (const slot of slots) {
+      const job = slot.job;
+      slot.job = null;
+      job?.reject(new Error('the worker pool is closed'));
+    }
+    await Promise.all(slots.map((slot) => slot.worker.terminate()));
+  }
+
+  private runOn(slot: Slot<Out>, task: PoolTask<In>, signal: AbortSignal): Promise<Out> {
+    return new Promise<Out>((resolve, reject) => {
+      const ended = (): void => {
+        // Its worker cannot be interrupted: a new one takes the slot, and the task fails with the abort's reason.
+        if (slot.job !== job) return;
+        this.retire(slot);
+        reject(signal.reason);
+      };
+      const job: Job<Out> = {
+        resolve: (value) => {
+          signal.removeEventListener('abort', ended);
+          resolve(value);
+        },
+        reject: (reason) => {
+          signal.removeEventListener('abort', ended);
+          reject(reason);
+        },
+      };
+      signal.addEventListener('abort', ended, { once: true });
+      slot.job = job;
+      task.started = true;
+      slot.worker.ref();
+      slot.worker.postMessage(task.input);
+    });
+  }
+
+  private spawn(): Slot<Out> {
+    const worker = new Worker(this.options.file, { resourceLimits: this.options.resourceLimits });
+    // An idle worker does not keep the process alive; a busy one does (ref'd while it has a job).
+    worker.unref();
+    const slot: Slot<Out> = { worker, job: null };
+    worker.on('message', (reply: TaskReply<Out>) => {
+      const job = slot.job;
+      slot.job = null;
+      worker.unref();
+      if (!job) return;
+      if ('value' in reply) job.resolve(reply.value);
+      else job.reject(reply.thrown);
+    });
+    // A crash, running out of memory (ERR_WORKER_OUT_OF_MEMORY) or an exit: its task fails with the reason.
+    const gone = (reason: unknown): void => {
+      const job = slot.job;
+      this.retire(slot);
+      job?.reject(reason);
+    };
+    worker.on('error', gone);
+    worker.on('exit', (code) => gone(new Error(`a worker thread exited with code ${code}`)));
+    return slot;
+  }
+
+  /** Ends `slot`'s worker and puts a new one in its place (nothing when it was replaced already). */
+  private retire(slot: Slot<Out>): void {
+    const at = this.slots.indexOf(slot);
+    if (at < 0) return;
+    slot.job = null;
+    this.slots[at] = this.spawn();
+    void slot.worker.terminate();
+  }
+}
