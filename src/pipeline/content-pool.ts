@@ -70,6 +70,11 @@ export class ContentPool {
             // (`--max-semi-space-size=4`) a worker's is the main thread's (docs/architecture.md, "Memory
             // and the collector").
             resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb, maxYoungGenerationSizeMb: 64 },
+            onIdleWorkerDied: (err) =>
+              options.log.warn(
+                { err },
+                'a content worker thread died between tasks; a new one takes its place',
+              ),
           })
         : null;
   }

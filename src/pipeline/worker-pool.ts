@@ -9,7 +9,12 @@ export interface WorkerPoolOptions {
   /** Tasks that may wait for a worker; past it `run` throws ServiceBusyError (the gate's). */
   maxQueue: number;
   resourceLimits: ResourceLimits;
+  /** Hears why a worker thread died while it had no task (one that had a task fails with the reason). */
+  onIdleWorkerDied?: (reason: unknown) => void;
 }
+
+/** How long a slot waits before a new worker when the last one died before answering anything. */
+const RESPAWN_DELAY_MS = 1000;
 
 /** What a worker posts back for each task: its value, or what it threw. */
 export type TaskReply<T> = { value: T } | { thrown: unknown };
@@ -28,7 +33,12 @@ interface Job<Out> {
 interface Slot<Out> {
   worker: Worker;
   job: Job<Out> | null;
+  /** It answered a task: a worker that dies before that may not start at all, and is not restarted at once. */
+  answered: boolean;
 }
+
+/** What a slot holds while it waits to start a new worker, so that no task is given to it. */
+const PARKED: Job<unknown> = { resolve: () => undefined, reject: () => undefined };
 
 /**
  * A fixed number of worker threads, each given one task at a time; the tasks waiting for one wait at a Gate
@@ -112,10 +122,11 @@ export class WorkerPool<In, Out> {
     const worker = new Worker(this.options.file, { resourceLimits: this.options.resourceLimits });
     // An idle worker does not keep the process alive; a busy one does (ref'd while it has a job).
     worker.unref();
-    const slot: Slot<Out> = { worker, job: null };
+    const slot: Slot<Out> = { worker, job: null, answered: false };
     worker.on('message', (reply: TaskReply<Out>) => {
       const job = slot.job;
       slot.job = null;
+      slot.answered = true;
       worker.unref();
       if (!job) return;
       if ('value' in reply) job.resolve(reply.value);
@@ -123,13 +134,33 @@ export class WorkerPool<In, Out> {
     });
     // A crash, running out of memory (ERR_WORKER_OUT_OF_MEMORY) or an exit: its task fails with the reason.
     const gone = (reason: unknown): void => {
+      // Ended by the pool, or parked already (a failed worker reports its 'error', then its 'exit').
+      if (!this.slots.includes(slot) || slot.job === PARKED) return;
       const job = slot.job;
-      this.retire(slot);
+      if (job === null) this.options.onIdleWorkerDied?.(reason);
+      if (job === null && !slot.answered) this.park(slot);
+      else this.retire(slot);
       job?.reject(reason);
     };
     worker.on('error', gone);
     worker.on('exit', (code) => gone(new Error(`a worker thread exited with code ${code}`)));
     return slot;
+  }
+
+  /**
+   * A worker that died idle before answering anything (its script failing to load, say) is replaced after a
+   * pause, not in a loop: meanwhile its slot holds one of the gate's places, so no task is given to it.
+   */
+  private park(slot: Slot<Out>): void {
+    slot.job = PARKED;
+    void this.gate.enter(); // a place is free: this slot had no task
+    void slot.worker.terminate();
+    const timer = setTimeout(() => {
+      const at = this.slots.indexOf(slot);
+      if (at >= 0) this.slots[at] = this.spawn();
+      this.gate.leave();
+    }, RESPAWN_DELAY_MS);
+    timer.unref();
   }
 
   /** Ends `slot`'s worker and puts a new one in its place (nothing when it was replaced already). */

@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { ServiceBusyError } from '../../src/errors.js';
 import { WorkerPool } from '../../src/pipeline/worker-pool.js';
 import type { PoolTask } from '../../src/pipeline/worker-pool.js';
+import { until } from '../fixtures/until.js';
 
 /** What test/fixtures/workers/scripted-worker.mjs is told to do with a task. */
 interface Script {
@@ -10,7 +11,11 @@ interface Script {
   value?: string;
 }
 
-function pool(threads: number, maxQueue = 8): WorkerPool<Script, { echo: string }> {
+function pool(
+  threads: number,
+  maxQueue = 8,
+  script = 'scripted-worker.mjs',
+): WorkerPool<Script, { echo: string }> {
   return new WorkerPool({
     file: new URL('../fixtures/workers/scripted-worker.mjs', import.meta.url),
     threads,
@@ -110,5 +115,27 @@ describe('worker pool', () => {
       assert.equal(outcome.status, 'rejected');
       assert.match(String(outcome.reason), /closed/);
     }
+  });
+
+  test('a worker that cannot start fails the task it was given, and is not restarted in a loop', async (t) => {
+    const deaths: unknown[] = [];
+    const p = new WorkerPool<Script, { echo: string }>({
+      file: new URL('../fixtures/workers/broken-worker.mjs', import.meta.url),
+      threads: 1,
+      maxQueue: 8,
+      resourceLimits: { maxOldGenerationSizeMb: 32 },
+      onIdleWorkerDied: (reason) => deaths.push(reason),
+    });
+    t.after(() => p.close());
+    // Its first worker dies idle; the slot waits a second before the next, and a task meanwhile waits for it.
+    await until(
+      async () => deaths.length,
+      (n) => n > 0,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(deaths.length, 1, 'one worker started and died, not one after another');
+    await assert.rejects(p.run(answer('x'), AbortSignal.timeout(300)));
+    assert.match(String(deaths[0]), /cannot start/);
+    assert.equal(p.threads, 1);
   });
 });
