@@ -11,11 +11,7 @@ interface Script {
   value?: string;
 }
 
-function pool(
-  threads: number,
-  maxQueue = 8,
-  script = 'scripted-worker.mjs',
-): WorkerPool<Script, { echo: string }> {
+function pool(threads: number, maxQueue = 8): WorkerPool<Script, { echo: string }> {
   return new WorkerPool({
     file: new URL('../fixtures/workers/scripted-worker.mjs', import.meta.url),
     threads,
