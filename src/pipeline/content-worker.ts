@@ -1,12 +1,12 @@
 // Worker-thread entry: every parse of fetched bytes (pages, sitemaps, search result pages, a page's attributes
 // and structured data) runs here, off the event loop.
-import { isMainThread, parentPort } from 'node:worker_threads';
+import { isMainThread } from 'node:worker_threads';
 import { AppError } from '../errors.js';
 import type { ErrorCode } from '../errors.js';
 import { runContentTask } from './content-tasks.js';
 import type { ContentOutput, ContentTask } from './content-tasks.js';
 import { collectBetweenTasks } from './young-collection.js';
-import type { TaskReply } from './worker-pool.js';
+import { serveTasks } from './worker-pool.js';
 
 export interface ContentEnvelope {
   task: ContentTask;
@@ -36,22 +36,4 @@ export default async function runInWorker(envelope: ContentEnvelope): Promise<Co
   }
 }
 
-/** A worker of the pool (worker-pool.ts): each message a task, answered in turn with its result. */
-function serveTasks(port: NonNullable<typeof parentPort>): void {
-  const reply = (answer: TaskReply<ContentResult>): void => {
-    try {
-      port.postMessage(answer);
-    } catch (err) {
-      // What was thrown could not be copied across (it held a function, say): its message still goes.
-      port.postMessage({ thrown: new Error(String((answer as { thrown?: unknown }).thrown ?? err)) });
-    }
-  };
-  port.on('message', (envelope: ContentEnvelope) => {
-    runInWorker(envelope).then(
-      (value) => reply({ value }),
-      (thrown: unknown) => reply({ thrown }),
-    );
-  });
-}
-
-if (!isMainThread && parentPort) serveTasks(parentPort);
+if (!isMainThread) serveTasks(runInWorker);

@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { ResourceLimits } from 'node:worker_threads';
 import { Gate } from '../lib/gate.js';
 
@@ -32,6 +32,8 @@ interface Job<Out> {
 
 interface Slot<Out> {
   worker: Worker;
+  /** Tasks posted to it, counted where the worker waits for the next (serveTasks). */
+  posted: Int32Array;
   job: Job<Out> | null;
   /** It answered a task: a worker that dies before that may not start at all, and is not restarted at once. */
   answered: boolean;
@@ -44,8 +46,9 @@ const PARKED: Job<unknown> = { resolve: () => undefined, reject: () => undefined
  * A fixed number of worker threads, each given one task at a time; the tasks waiting for one wait at a Gate
  * (bounded, in order). Aborting a task drops it while it waits; once a worker runs it, that worker is ended
  * (nothing else interrupts it) and a new one takes its place, as after a crash or running out of memory,
- * which fail that task alone. A task is one message each way: piscina's bookkeeping around the same messages
- * cost 60–90 µs of CPU a task (BENCHMARKS.md, "An eighth pass").
+ * which fail that task alone. A task is one message each way, and a count the worker waits on (serveTasks):
+ * piscina's bookkeeping around the same messages cost 60–90 µs of CPU a task (BENCHMARKS.md, "An eighth
+ * pass").
  */
 export class WorkerPool<In, Out> {
   private readonly slots: Slot<Out>[] = [];
@@ -115,14 +118,20 @@ export class WorkerPool<In, Out> {
       task.started = true;
       slot.worker.ref();
       slot.worker.postMessage(task.input);
+      Atomics.add(slot.posted, 0, 1);
+      Atomics.notify(slot.posted, 0, 1);
     });
   }
 
   private spawn(): Slot<Out> {
-    const worker = new Worker(this.options.file, { resourceLimits: this.options.resourceLimits });
+    const posted = new Int32Array(new SharedArrayBuffer(4));
+    const worker = new Worker(this.options.file, {
+      resourceLimits: this.options.resourceLimits,
+      workerData: { posted } satisfies TaskSource,
+    });
     // An idle worker does not keep the process alive; a busy one does (ref'd while it has a job).
     worker.unref();
-    const slot: Slot<Out> = { worker, job: null, answered: false };
+    const slot: Slot<Out> = { worker, posted, job: null, answered: false };
     worker.on('message', (reply: TaskReply<Out>) => {
       const job = slot.job;
       slot.job = null;
@@ -171,4 +180,47 @@ export class WorkerPool<In, Out> {
     this.slots[at] = this.spawn();
     void slot.worker.terminate();
   }
+}
+
+/** What a worker of the pool is given: the count of tasks posted to it. */
+interface TaskSource {
+  posted: Int32Array;
+}
+
+/**
+ * The worker's side: answers each task posted to it with `handle`'s value (or what it threw), in turn.
+ * Between tasks the thread blocks until the next is posted (`Atomics.wait` on the count) instead of going
+ * back to its event loop: under load, workers idling in their event loops between tasks cost V8's helper
+ * threads 60 % more CPU on large pages (BENCHMARKS.md, "An eighth pass"). The pool ends a worker with
+ * `terminate`, which interrupts the wait.
+ */
+export function serveTasks<In, Out>(handle: (input: In) => Promise<Out>): void {
+  const port = parentPort!;
+  const { posted } = workerData as TaskSource;
+  let seen = 0;
+  const reply = (answer: TaskReply<Out>): void => {
+    try {
+      port.postMessage(answer);
+    } catch (err) {
+      // What was thrown could not be copied across (it held a function, say): its message still goes.
+      port.postMessage({ thrown: new Error(String((answer as { thrown?: unknown }).thrown ?? err)) });
+    }
+  };
+  const next = (): void => {
+    for (;;) {
+      const entry = receiveMessageOnPort(port);
+      if (entry) {
+        handle(entry.message as In)
+          .then(
+            (value) => reply({ value }),
+            (thrown: unknown) => reply({ thrown }),
+          )
+          .then(next);
+        return;
+      }
+      Atomics.wait(posted, 0, seen);
+      seen = Atomics.load(posted, 0);
+    }
+  };
+  next();
 }

@@ -5,7 +5,7 @@ import { WorkerPool } from '../../src/pipeline/worker-pool.js';
 import type { PoolTask } from '../../src/pipeline/worker-pool.js';
 import { until } from '../fixtures/until.js';
 
-/** What test/fixtures/workers/scripted-worker.mjs is told to do with a task. */
+/** What test/fixtures/workers/scripted-worker.ts is told to do with a task. */
 interface Script {
   do: 'answer' | 'throw' | 'spin' | 'exit' | 'allocate';
   value?: string;
@@ -13,7 +13,7 @@ interface Script {
 
 function pool(threads: number, maxQueue = 8): WorkerPool<Script, { echo: string }> {
   return new WorkerPool({
-    file: new URL('../fixtures/workers/scripted-worker.mjs', import.meta.url),
+    file: new URL('../fixtures/workers/scripted-worker.ts', import.meta.url),
     threads,
     maxQueue,
     resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 8 },
