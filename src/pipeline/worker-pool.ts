@@ -206,21 +206,24 @@ export function serveTasks<In, Out>(handle: (input: In) => Promise<Out>): void {
       port.postMessage({ thrown: new Error(String((answer as { thrown?: unknown }).thrown ?? err)) });
     }
   };
+  const run = (input: In): void => {
+    handle(input)
+      .then(
+        (value) => reply({ value }),
+        (thrown: unknown) => reply({ thrown }),
+      )
+      .then(next);
+  };
   const next = (): void => {
     for (;;) {
       const entry = receiveMessageOnPort(port);
-      if (entry) {
-        handle(entry.message as In)
-          .then(
-            (value) => reply({ value }),
-            (thrown: unknown) => reply({ thrown }),
-          )
-          .then(next);
-        return;
-      }
+      if (entry) return run(entry.message as In);
       Atomics.wait(posted, 0, seen);
       seen = Atomics.load(posted, 0);
     }
   };
-  next();
+  // The first task comes as an event: a thread still loading waits in its event loop, not blocked, since a
+  // `terminate` that arrives while it loads is lost on a wait entered from its module's top level. The next
+  // tasks are taken by `next`, each as soon as the last is answered, so none arrives as an event after it.
+  port.on('message', run);
 }

@@ -100,6 +100,10 @@ describe('worker pool', () => {
     assert.equal(p.threads, 2);
   });
 
+  test('a pool closed while its workers still load ends them', async () => {
+    for (let i = 0; i < 3; i++) await pool(2).close();
+  });
+
   test('closing fails the tasks running and waiting', async () => {
     const p = pool(1);
     const signal = new AbortController().signal;
