@@ -7,6 +7,7 @@ import { mayHoldHiddenPage, revealHiddenPage } from './hidden-page.js';
 import { applyStreamedParts, isStreamingId } from './react-streaming.js';
 import { repairForParser } from './html-repair.js';
 import { FastTokenizer } from './skipping-tokenizer.js';
+import { buildTree } from './tree-builder.js';
 import { adoptStrayContent } from './stray-content.js';
 import { newComment, newElement, newText } from './dom-nodes.js';
 import { DEFAULT_TREE_LIMITS } from './tree-limits.js';
@@ -92,9 +93,14 @@ class BoundedDomHandler extends DomHandler {
  * UnsupportedContentError naming the limit as soon as the page passes one.
  */
 export function parseHtml(html: string, limits: TreeLimits = DEFAULT_TREE_LIMITS): Document {
-  const handler = new BoundedDomHandler(limits);
-  const options = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
-  new Parser(handler, { ...options, Tokenizer: FastTokenizer }).end(repairForParser(html));
+  const markup = repairForParser(html);
+  let handler = new BoundedDomHandler(limits);
+  if (!buildTree(markup, handler)) {
+    // Markup the tree builder leaves to htmlparser2 (tree-builder.ts): parsed again from the start.
+    handler = new BoundedDomHandler(limits);
+    const options = { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true };
+    new Parser(handler, { ...options, Tokenizer: FastTokenizer }).end(markup);
+  }
   adoptStrayContent(handler.root);
   for (const template of handler.shadowRoots) flattenShadowRoot(template);
   if (handler.streamingScripts.length > 0) applyStreamedParts(handler.streamingIds, handler.streamingScripts);
