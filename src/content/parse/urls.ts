@@ -4,11 +4,11 @@
  */
 export function absoluteUrl(href: string | undefined, base: URL): string | null {
   if (href === undefined) return null;
-  if (resolved.base !== base) resolved = { base, known: new Map() };
+  if (resolved.base !== base) resolved = { base, known: new Map(), origin: plainOrigin(base) };
   const { known } = resolved;
   let url = known.get(href);
   if (url === undefined) {
-    url = resolve(href, base);
+    url = resolve(href, base, resolved.origin);
     if (known.size < MAX_REMEMBERED) known.set(href, url);
   }
   return url;
@@ -19,20 +19,27 @@ export function absoluteUrl(href: string | undefined, base: URL): string | null 
  * Not a WeakMap keyed by the base: its entries outlive their page until a full collection, and a page's hrefs
  * hold its HTML.
  */
-let resolved: { base: URL | null; known: Map<string, string | null> } = { base: null, known: new Map() };
+let resolved: Resolved = { base: null, known: new Map(), origin: null };
+
+interface Resolved {
+  base: URL | null;
+  known: Map<string, string | null>;
+  /** The base's origin when a plain path is appended to it as it is (plainOrigin), read once per base. */
+  origin: string | null;
+}
 
 /** Drops the remembered hrefs: the page they came from is built. */
 export function forgetResolvedUrls(): void {
-  resolved = { base: null, known: new Map() };
+  resolved = { base: null, known: new Map(), origin: null };
 }
 
 /** Hrefs remembered per base: a page of more distinct links resolves the rest each time. */
 const MAX_REMEMBERED = 10_000;
 
-function resolve(href: string, base: URL): string | null {
+function resolve(href: string, base: URL, origin: string | null): string | null {
   const value = href.trim();
   if (!value) return null;
-  if (isPlainPath(value) && isPlainBase(base)) return base.origin + value;
+  if (origin !== null && isPlainPath(value)) return origin + value;
   try {
     const url = new URL(value, base);
     if (url.protocol === 'javascript:') return null;
@@ -52,8 +59,9 @@ function isPlainPath(value: string): boolean {
 const PLAIN_PATH = /^\/[\w~-][\w~./-]*$/;
 
 /** An http(s) base without credentials: its origin is everything a plain path is appended to. */
-function isPlainBase(base: URL): boolean {
-  return (base.protocol === 'https:' || base.protocol === 'http:') && !base.username && !base.password;
+function plainOrigin(base: URL): string | null {
+  const plain = (base.protocol === 'https:' || base.protocol === 'http:') && !base.username && !base.password;
+  return plain ? base.origin : null;
 }
 
 /** Rewrites every candidate in a srcset to an absolute URL, keeping the descriptors. */
