@@ -1,13 +1,15 @@
 import { DecodingMode, decodeHTML, decodeHTMLAttribute } from 'entities';
 import {
   ESCAPABLE_RAW_TEXT,
-  INTEGRATION,
-  OPEN_IMPLIES_CLOSE,
+  HTML_CONTEXT,
+  NO_CONTEXT,
   PLAIN_TEXT,
+  SVG_CONTEXT,
   SVG_NAMES,
   TEXT_ELEMENTS,
-  VOID,
+  tagInfo,
 } from './tree-rules.js';
+import type { TagInfo } from './tree-rules.js';
 
 /**
  * Builds a page's tree in one pass over its markup, with the events htmlparser2's Parser would send the tree
@@ -31,10 +33,6 @@ export interface TreeEvents {
   onprocessinginstruction(name: string, data: string): void;
   onend(): void;
 }
-
-const NONE = 0;
-const SVG = 1;
-const MATH = 2;
 
 const GT = 0x3e;
 const SLASH = 0x2f;
@@ -97,8 +95,10 @@ class TreeBuilder {
   private i = 0;
   /** Open elements' names, innermost last. */
   private readonly stack: string[] = [];
+  /** What is known of each open element's name, in the same order. */
+  private readonly infos: TagInfo[] = [];
   /** Foreign contexts, innermost last: SVG, MathML or HTML again (an integration point). */
-  private readonly foreign: number[] = [NONE];
+  private readonly foreign: number[] = [HTML_CONTEXT];
 
   constructor(
     private readonly s: string,
@@ -153,18 +153,18 @@ class TreeBuilder {
   }
 
   private inForeign(): boolean {
-    return this.foreign[this.foreign.length - 1] !== NONE;
+    return this.foreign[this.foreign.length - 1] !== HTML_CONTEXT;
   }
 
   /** htmlparser2's readTagName from a lower-case name: SVG's mixed case in SVG, `image` read as `img` in HTML. */
   private tagName(name: string): string {
     const context = this.foreign[this.foreign.length - 1];
-    if (context === SVG) return SVG_NAMES.get(name) ?? name;
+    if (context === SVG_CONTEXT) return SVG_NAMES.get(name) ?? name;
     if (this.foreign.length > 1) {
       const adjusted = SVG_NAMES.get(name);
       if (adjusted !== undefined && this.stack.includes(adjusted)) return adjusted;
     }
-    if (context === NONE) return name === 'image' ? 'img' : name;
+    if (context === HTML_CONTEXT) return name === 'image' ? 'img' : name;
     return name;
   }
 
@@ -185,7 +185,8 @@ class TreeBuilder {
     const special = this.inForeign() ? 0 : (TEXT_ELEMENTS.get(lower) ?? 0);
     if (special === PLAIN_TEXT) throw STOP;
     const name = this.tagName(lower);
-    const opened = this.emitOpen(name);
+    const info = tagInfo(name);
+    const opened = this.emitOpen(name, info);
     const attribs: Record<string, string> = {};
     let selfClosing = false;
     // Attributes, up to the tag's `>`.
@@ -246,36 +247,35 @@ class TreeBuilder {
       // Closed at once: in SVG and MathML `/>` ends an element.
       if (opened) {
         this.out.onopentag(name, attribs);
-        if (VOID.has(name)) this.out.onclosetag();
+        if (info.isVoid) this.out.onclosetag();
         if (this.stack[this.stack.length - 1] === name) this.pop();
       }
       return;
     }
     if (opened) {
       this.out.onopentag(name, attribs);
-      if (VOID.has(name)) this.out.onclosetag();
+      if (info.isVoid) this.out.onclosetag();
     }
     if (special !== 0) this.rawText(lower, special === ESCAPABLE_RAW_TEXT);
   }
 
   /** htmlparser2's emitOpenTag: false for a second `<form>`, which is ignored with all it carries. */
-  private emitOpen(name: string): boolean {
+  private emitOpen(name: string, info: TagInfo): boolean {
     const { stack } = this;
     if (name === 'form' && stack.includes('form')) return false;
-    const closes = OPEN_IMPLIES_CLOSE.get(name);
+    const closes = info.closes;
     if (closes) while (stack.length > 0 && closes.has(stack[stack.length - 1]!)) this.pop();
-    if (!VOID.has(name)) {
+    if (!info.isVoid) {
       stack.push(name);
-      if (name === 'svg') this.foreign.push(SVG);
-      else if (name === 'math') this.foreign.push(MATH);
-      else if (INTEGRATION.has(name)) this.foreign.push(NONE);
+      this.infos.push(info);
+      if (info.context !== NO_CONTEXT) this.foreign.push(info.context);
     }
     return true;
   }
 
   private pop(): void {
-    const name = this.stack.pop()!;
-    if (name === 'svg' || name === 'math' || INTEGRATION.has(name)) this.foreign.pop();
+    this.stack.pop();
+    if (this.infos.pop()!.context !== NO_CONTEXT) this.foreign.pop();
     this.out.onclosetag();
   }
 
@@ -301,13 +301,13 @@ class TreeBuilder {
     this.i = gt + 1;
     const name = this.tagName(lower);
     const { stack } = this;
-    if (!VOID.has(name)) {
+    if (!tagInfo(name).isVoid) {
       const at = stack.lastIndexOf(name);
       if (at !== -1) {
         for (let n = stack.length - at; n > 0; n--) this.pop();
       } else if (name === 'p') {
         // `</p>` with no open `<p>` is an empty paragraph.
-        this.emitOpen('p');
+        this.emitOpen('p', tagInfo('p'));
         this.out.onopentag('p', {});
         this.pop();
       }

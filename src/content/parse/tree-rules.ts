@@ -4,7 +4,7 @@
  * which elements hold text up to their end tag. They follow htmlparser2's version in package.json, and
  * `test/content/tree-builder.test.ts` holds the builder to htmlparser2's trees.
  */
-export const VOID = new Set([
+const VOID = new Set([
   'area',
   'base',
   'basefont',
@@ -32,7 +32,7 @@ const TABLE_SECTION_TAGS = new Set(['thead', 'tbody']);
 const DDT_TAGS = new Set(['dd', 'dt']);
 const RTP_TAGS = new Set(['rt', 'rp']);
 /** Open elements an opening tag closes first, while they are the innermost. */
-export const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
+const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
   ['tr', new Set(['tr', 'th', 'td'])],
   ['th', new Set(['th'])],
   ['td', new Set(['thead', 'th', 'td'])],
@@ -85,7 +85,7 @@ export const OPEN_IMPLIES_CLOSE = new Map<string, Set<string>>([
   ['tfoot', TABLE_SECTION_TAGS],
 ]);
 /** Elements whose content is HTML again inside SVG or MathML (SVG-adjusted case). */
-export const INTEGRATION = new Set([
+const INTEGRATION = new Set([
   'mi',
   'mo',
   'mn',
@@ -150,3 +150,39 @@ export const TEXT_ELEMENTS = new Map([
   ['textarea', ESCAPABLE_RAW_TEXT],
   ['plaintext', PLAIN_TEXT],
 ]);
+
+/** The foreign contexts an element opens: HTML again (an integration point), SVG, MathML; or none. */
+export const HTML_CONTEXT = 0;
+export const SVG_CONTEXT = 1;
+export const MATH_CONTEXT = 2;
+export const NO_CONTEXT = -1;
+
+/** What htmlparser2 does with an element of one name (after SVG's case and `image` are applied). */
+export interface TagInfo {
+  readonly isVoid: boolean;
+  /** Open elements an opening tag of this name closes first, while they are the innermost. */
+  readonly closes: ReadonlySet<string> | undefined;
+  /** The foreign context its opening starts, or NO_CONTEXT. */
+  readonly context: number;
+}
+
+const infos = new Map<string, TagInfo>();
+/** Names remembered at most: tag names are the page's to choose, and the rest are worked out each time. */
+const MAX_REMEMBERED = 5_000;
+
+export function tagInfo(name: string): TagInfo {
+  let info = infos.get(name);
+  if (info === undefined) {
+    const context =
+      name === 'svg'
+        ? SVG_CONTEXT
+        : name === 'math'
+          ? MATH_CONTEXT
+          : INTEGRATION.has(name)
+            ? HTML_CONTEXT
+            : NO_CONTEXT;
+    info = { isVoid: VOID.has(name), closes: OPEN_IMPLIES_CLOSE.get(name), context };
+    if (infos.size < MAX_REMEMBERED) infos.set(name, info);
+  }
+  return info;
+}
