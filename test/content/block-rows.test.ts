@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { measure } from '../../src/content/main-content/block-stats.js';
-import type { Stats } from '../../src/content/main-content/block-stats.js';
+import { StatsTable, measure } from '../../src/content/main-content/block-stats.js';
 import { analysePage } from '../../src/content/main-content/main-content.js';
 import { runsOfAlike } from '../../src/content/main-content/sibling-runs.js';
 import { bodyOf, isTag } from '../../src/content/parse/dom.js';
@@ -9,7 +8,7 @@ import type { Element } from '../../src/content/parse/dom.js';
 import { parseHtml } from '../../src/content/parse/parse.js';
 
 /** `count` children of each of `kinds` kinds (tag and class), interleaved, each with some text. */
-function parentOf(kinds: string[], count: number): { parent: Element; stats: Map<Element, Stats> } {
+function parentOf(kinds: string[], count: number): { parent: Element; stats: StatsTable } {
   const children: string[] = [];
   for (let i = 0; i < count; i++)
     kinds.forEach((kind, k) => {
@@ -17,14 +16,14 @@ function parentOf(kinds: string[], count: number): { parent: Element; stats: Map
       children.push(`<${tag}${cls === undefined ? '' : ` class="${cls}"`}>item ${k} ${i}</${tag}>`);
     });
   const doc = parseHtml(`<html><body><div id="parent">${children.join('')}</div></body></html>`);
-  const stats = new Map<Element, Stats>();
+  const stats = new StatsTable();
   measure(bodyOf(doc), stats);
   const parent = (bodyOf(doc) as Element).children.find(isTag)!;
   return { parent, stats };
 }
 
 /** Per child: how many siblings share its run (by tag and class). */
-const runSizes = (parent: Element, stats: Map<Element, Stats>): number[] =>
+const runSizes = (parent: Element, stats: StatsTable): number[] =>
   runsOfAlike(parent, stats).map((run) => run?.all ?? 0);
 
 describe('runs of alike siblings', () => {
@@ -47,7 +46,7 @@ describe('runs of alike siblings', () => {
 
   test('an empty class is no class, and a class differing only after a space is another kind', () => {
     const doc = parseHtml('<div><p class="">a</p><p>b</p><p class="x y">c</p><p class="x">d</p></div>');
-    const stats = new Map<Element, Stats>();
+    const stats = new StatsTable();
     measure(bodyOf(doc), stats);
     const parent = (bodyOf(doc) as Element).children.find(isTag)!;
     assert.deepEqual(runSizes(parent, stats), [2, 2, 1, 1]);
@@ -67,7 +66,7 @@ describe('blocks below an element', () => {
       ['skip', 0],
       ['apart', 1],
     ] as const) {
-      const stats = new Map<Element, Stats>();
+      const stats = new StatsTable();
       measure(body, stats, mode);
       const d = byId('d');
       const [p, span, section, empty] = d.children.filter(isTag);

@@ -4,7 +4,7 @@ import { isBlockElement, isNeverContent } from '../parse/elements.js';
 import { isConcealed, isDialog } from '../parse/visibility.js';
 import { runsOfAlike } from './sibling-runs.js';
 import { ownTextOf, shares } from './block-text.js';
-import type { Stats } from './block-stats.js';
+import type { Stats, StatsTable } from './block-stats.js';
 import {
   BOILERPLATE_ROLES,
   BOILERPLATE_TAGS,
@@ -198,7 +198,7 @@ function classSignals(names: string): number {
 /** Every block of the page under `body` with its features, in document order. One pass; linear. */
 export function blockFeatures(
   body: Element,
-  stats: Map<Element, Stats>,
+  stats: StatsTable,
   kind: PageKind,
   rules: RuleChoice,
   withTexts = false,

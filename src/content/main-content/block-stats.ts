@@ -1,5 +1,6 @@
 import type { AnyNode, Element } from '../parse/dom.js';
 import { isBlockElement, isNeverContent } from '../parse/elements.js';
+import type { KindedElement } from '../parse/elements.js';
 import { isTag } from '../parse/dom.js';
 import { visibleLength } from '../parse/page-signals.js';
 import { isConcealed } from '../parse/visibility.js';
@@ -24,6 +25,23 @@ export interface Stats {
    * text of their own: block features do not walk a subtree without one (an inline run of links and emphasis).
    */
   blocks: number;
+}
+
+/**
+ * Each element's statistics for one analysis of a page, kept on the element itself (the fields dom-nodes.ts
+ * gives every element): a Map keyed by elements hashes each of the page's elements and grows several times
+ * on the way, a twentieth of main content's time. An element measured by a later table is that table's.
+ */
+export class StatsTable {
+  get(el: Element): Stats | undefined {
+    const row = el as Partial<KindedElement>;
+    return row.measuredBy === this ? (row.measured as Stats) : undefined;
+  }
+
+  set(el: Element, stats: Stats): void {
+    (el as KindedElement).measuredBy = this;
+    (el as KindedElement).measured = stats;
+  }
 }
 
 export const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
@@ -62,7 +80,7 @@ function countCommas(text: string): number {
 export type ConcealedText = 'skip' | 'apart' | 'inside';
 
 /** Computes text statistics for every element in one bottom-up pass. */
-export function measure(root: AnyNode, stats: Map<Element, Stats>, concealed: ConcealedText = 'skip'): Stats {
+export function measure(root: AnyNode, stats: StatsTable, concealed: ConcealedText = 'skip'): Stats {
   const total: Stats = {
     text: 0,
     linkText: 0,
@@ -116,12 +134,7 @@ export function linkDensity(stats: Stats | undefined): number {
 }
 
 /** Boilerplate inside the chosen content: navigation, sharing widgets, link farms, forms. */
-export function isBoilerplate(
-  el: Element,
-  stats: Map<Element, Stats>,
-  pageText: number,
-  strict = false,
-): boolean {
+export function isBoilerplate(el: Element, stats: StatsTable, pageText: number, strict = false): boolean {
   const s = stats.get(el);
   const text = s?.text ?? 0;
   const names = classAndId(el);

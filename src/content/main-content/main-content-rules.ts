@@ -2,7 +2,7 @@ import type { AnyNode, Document, Element } from '../parse/dom.js';
 import { isBlockElement } from '../parse/elements.js';
 import { findFirst, isTag, parentElement, textOf } from '../parse/dom.js';
 import { isInvisible } from '../parse/visibility.js';
-import type { Stats } from './block-stats.js';
+import type { Stats, StatsTable } from './block-stats.js';
 import { NEGATIVE, POSITIVE, classAndId, isBoilerplate, linkDensity } from './block-stats.js';
 import type { PageKind } from './page-kind.js';
 
@@ -55,7 +55,7 @@ function classWeight(el: Element): number {
 export function ruleMainContent(
   doc: Document,
   body: AnyNode,
-  stats: Map<Element, Stats>,
+  stats: StatsTable,
   bodyStats: Stats,
   kind: PageKind,
 ): MainContent | null {
@@ -139,7 +139,7 @@ const WIDEN_BELOW = 0.5;
 function keptTextBelow(
   root: Element,
   skip: (el: Element) => boolean,
-  stats: Map<Element, Stats>,
+  stats: StatsTable,
 ): Map<Element, number> {
   const kept = new Map<Element, number>();
   const order: Element[] = [];
@@ -242,7 +242,7 @@ function tagBase(el: Element): number {
 /** Scores the element's own run of text as a paragraph and credits its ancestors. */
 function scoreParagraph(
   el: Element,
-  stats: Map<Element, Stats>,
+  stats: StatsTable,
   addScore: (el: Element, amount: number) => void,
 ): void {
   const s = stats.get(el);
@@ -262,7 +262,7 @@ function withSiblings(
   top: Element,
   topScore: number,
   scores: Map<Element, number>,
-  stats: Map<Element, Stats>,
+  stats: StatsTable,
 ): Element[] {
   const parent = top.parent;
   if (!parent || !isTag(parent)) return [top];

@@ -1,8 +1,7 @@
 import type { Document, Element } from '../parse/dom.js';
 import { bodyOf, isTag, parentElement } from '../parse/dom.js';
 import { isBlockElement } from '../parse/elements.js';
-import type { Stats } from './block-stats.js';
-import { classAndId, measure } from './block-stats.js';
+import { StatsTable, classAndId, measure } from './block-stats.js';
 import { FEATURE_NAMES, blockFeatures, codeAfterProse, ruleKept } from './block-features.js';
 import type { BlockRows, Blocks, RuleChoice } from './block-features.js';
 import { CONTEXT_FEATURES, containersOf, contextFeatures } from './block-context.js';
@@ -179,7 +178,7 @@ const RULES_MISSED_AT = 0.5;
 /** What main-content detection reads of a page: its text statistics, the rules' choice and the blocks. */
 export interface PageAnalysis {
   body: Element;
-  stats: Map<Element, Stats>;
+  stats: StatsTable;
   rules: MainContent | null;
   /** Null on a page of more than MAX_MODEL_BLOCKS blocks: the rules alone decide there. */
   blocks: Blocks | null;
@@ -204,7 +203,7 @@ export function analysePage(
 ): PageAnalysis | null {
   const body = bodyOf(doc);
   if (!isTag(body)) return null;
-  const stats = new Map<Element, Stats>();
+  const stats = new StatsTable();
   const bodyStats = measure(body, stats, want.concealed ? 'apart' : 'skip');
   const rules = ruleMainContent(doc, body, stats, bodyStats, kind);
   const choice: RuleChoice = rules
@@ -313,7 +312,7 @@ const MIN_SHARE_OF_RULES = 0.1;
  */
 function keptBlocksOnly(
   kept: Set<Element>,
-  stats: Map<Element, Stats>,
+  stats: StatsTable,
 ): { skip: (el: Element) => boolean; holds: Set<Element> } {
   const holds = new Set<Element>();
   for (const el of kept) {

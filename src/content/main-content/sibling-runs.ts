@@ -1,6 +1,6 @@
 import type { Element } from '../parse/dom.js';
 import { isTag } from '../parse/dom.js';
-import type { Stats } from './block-stats.js';
+import type { StatsTable } from './block-stats.js';
 import { isConcealed } from '../parse/visibility.js';
 
 /** A child's kind among its siblings: tag and class (most elements have none: their tag is their kind). */
@@ -20,7 +20,7 @@ interface Run {
  * The run of each child of `el` (by its index among the children; none for text), in one pass per parent:
  * runs of alike siblings (a card among cards, a post among posts), so that no block scans its siblings itself.
  */
-export function runsOfAlike(el: Element, stats: Map<Element, Stats>): (Run | undefined)[] {
+export function runsOfAlike(el: Element, stats: StatsTable): (Run | undefined)[] {
   const children = el.children;
   const runOf = new Array<Run | undefined>(children.length);
   const runs = new Map<string, Run>();

@@ -26,6 +26,8 @@ const ElementNode = function (this: Element, name: string, attribs: Record<strin
   this.attribs = attribs;
   (this as KindedElement).tagKind = tagKindOf(name);
   (this as KindedElement).concealed = -1;
+  (this as KindedElement).measuredBy = null;
+  (this as KindedElement).measured = null;
   this.type = (name === 'script' ? 'script' : name === 'style' ? 'style' : 'tag') as Element['type'];
 } as unknown as ElementConstructor;
 ElementNode.prototype = Element.prototype;

@@ -96,6 +96,9 @@ export interface KindedElement extends Element {
   tagKind: number;
   /** Whether its author hid it (visibility.ts, isConcealed): -1 until first asked. */
   concealed: number;
+  /** The table of text statistics that last measured it, and its row there (main-content/block-stats.ts). */
+  measuredBy: object | null;
+  measured: unknown;
 }
 
 /** The bits of `el`'s tag: those the parser gave it, or looked up for an element made by other code. */
