@@ -135,27 +135,10 @@ export class CrawlJobs {
     const request = job.request as CrawlJobRequest;
     const spec = lanes === undefined ? request.spec : { ...request.spec, concurrency: lanes };
     const resumed = { crawled: job.completed, errors: fresh ? 0 : (await store.errors(job.id)).length };
-    // Documents stored but not yet durable (a store that keeps its writes in order): their `page` events wait
-    // for durability, and the crawl ends only after every one of them is told.
-    const telling = new Set<Promise<void>>();
     const sink: CrawlSink = {
       document: async (item, doc) => {
         const body = await this.deps.shapeDocument(doc, item.url, request, signal, job.owner);
-        const json = JSON.stringify(body);
-        if (store.addDocumentInOrder) {
-          // The lane goes on to its next page: what it writes next (the frontier's mark of this page among
-          // them) is durable no earlier than this document. A lost commit stops the crawl (SqliteDb.onFailure).
-          const { stored, durable } = store.addDocumentInOrder(job.id, item.url, json);
-          if (!stored) return;
-          const told = durable.then(
-            () => this.deps.stored(job, body),
-            () => undefined,
-          );
-          telling.add(told);
-          void told.then(() => telling.delete(told));
-          return;
-        }
-        if (await store.addDocument(job.id, item.url, json)) this.deps.stored(job, body);
+        if (await store.addDocument(job.id, item.url, JSON.stringify(body))) this.deps.stored(job, body);
       },
       failed: (url, e, attempts) => store.addError(job.id, url, e.code, e.message, attempts),
       robotsBlocked: (url) => store.addRobotsBlocked(job.id, url),
@@ -181,7 +164,6 @@ export class CrawlJobs {
       try {
         await run.run(signal, fresh);
       } finally {
-        await Promise.all(telling);
         stopPublishing?.();
         this.crawls.delete(job.id);
       }

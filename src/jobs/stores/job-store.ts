@@ -102,13 +102,6 @@ export interface JobStore {
   setTotal(id: string, total: number): Promise<void>;
   /** Stores a document unless one exists for (id, url); true when stored. */
   addDocument(id: string, url: string, body: string): Promise<boolean>;
-  /**
-   * Only in an adapter whose writes become durable in the order they are made (SQLite: one connection whose
-   * transactions commit in order): `addDocument` without waiting for durability. `stored` is known at once;
-   * `durable` resolves once the document is durable, and no write made after this one is durable before it.
-   * A crawl's lane goes on to its next page meanwhile: what it writes next is durable no earlier.
-   */
-  addDocumentInOrder?(id: string, url: string, body: string): { stored: boolean; durable: Promise<void> };
   /** Whether a document is stored for (id, url). */
   hasDocument(id: string, url: string): Promise<boolean>;
   /** Documents from index `skip`: at most `limit` of them and, past the first, at most `maxBytes` bytes. */

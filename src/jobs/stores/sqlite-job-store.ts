@@ -194,19 +194,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   addDocument(id: string, url: string, body: string): Promise<boolean> {
-    return this.sql.write(() => this.insertDocument(id, url, body));
-  }
-
-  addDocumentInOrder(id: string, url: string, body: string): { stored: boolean; durable: Promise<void> } {
-    const stored = this.sql.apply(() => this.insertDocument(id, url, body));
-    // An empty write joins the same transaction: it resolves with that transaction's commit.
-    return { stored, durable: this.sql.write(() => undefined) };
-  }
-
-  private insertDocument(id: string, url: string, body: string): boolean {
-    const stored = this.q.addDoc.run(id, id, url, Buffer.byteLength(body), body).changes === 1;
-    if (stored) this.q.countDoc.run(Date.now(), id);
-    return stored;
+    return this.sql.write(() => {
+      const stored = this.q.addDoc.run(id, id, url, Buffer.byteLength(body), body).changes === 1;
+      if (stored) this.q.countDoc.run(Date.now(), id);
+      return stored;
+    });
   }
 
   hasDocument(id: string, url: string): Promise<boolean> {

@@ -268,23 +268,13 @@ export async function storeCall<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Commits are at least this far apart. A write after a quiet spell commits at the end of its event-loop turn;
- * under a stream of writes (a crawl's pages) one commit carries every write of the next few milliseconds, so
- * the pages of the store's tables and indexes that each write touches are written to the log once per commit
- * rather than once per page.
- */
-const MIN_COMMIT_GAP_MS = 10;
-
-/**
  * One SQLite file (WAL, synchronous=NORMAL: a commit survives a crash of this process, which is the failure
- * the job engine must survive). Writes made close together share one transaction (group commit):
+ * the job engine must survive). Writes made in one event-loop turn share one transaction (group commit):
  * `write` runs its function at once inside that transaction and resolves only after the commit, so whatever
  * a caller was told is stored is on disk. Reads run at once and see this connection's uncommitted writes.
  */
 export class SqliteDb {
   private waiters: Waiter[] | null = null;
-  /** When the last commit was made (performance.now()): the next waits until MIN_COMMIT_GAP_MS after it. */
-  private lastCommit = -Infinity;
   /** Set by `close`: every read and write checks it first and fails as the store being away. */
   private closed = false;
   private readonly failureListeners = new Set<(error: StoreUnavailableError) => void>();
@@ -361,9 +351,7 @@ export class SqliteDb {
       throw storeError(err);
     }
     this.waiters = [];
-    const wait = this.lastCommit + MIN_COMMIT_GAP_MS - performance.now();
-    if (wait <= 0) setImmediate(() => this.commit());
-    else setTimeout(() => this.commit(), wait);
+    setImmediate(() => this.commit());
   }
 
   private checkOpen(): void {
@@ -425,7 +413,6 @@ export class SqliteDb {
       return;
     }
     const waiters = this.waiters;
-    this.lastCommit = performance.now();
     try {
       if (!this.db.isTransaction) throw new Error('the transaction was rolled back by SQLite');
       this.db.exec('COMMIT');
