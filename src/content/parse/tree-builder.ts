@@ -16,7 +16,7 @@ import type { TagInfo } from './tree-rules.js';
  * handler for the same markup, in the same order: the same open, close and text events, the same implied
  * closes, void elements, foreign (SVG, MathML) contexts, raw and escapable raw text, comments and doctype.
  * htmlparser2 reaches them through its tokenizer's state machine, a turn per character and a callback per
- * token; here each construct is read to its end with `indexOf` and short loops, a third of the CPU of a page.
+ * token; here each construct is read to its end with `indexOf` and short loops, for a third less CPU.
  *
  * It reads the markup nearly every page is made of. At anything rarer (`<![CDATA[`, `<plaintext>`, markup
  * cut off inside a tag or comment, raw text with the control characters htmlparser2 reads as `<` or `/`) it
@@ -54,7 +54,7 @@ const FOLDED_SLASH = String.fromCharCode(0x0f);
 
 /**
  * Names read from markup, lower-cased, kept by a hash of their characters so that a name met again is the
- * same string: lookups in the tables above and in the attributes' objects then find its hash and its
+ * same string: lookups in tree-rules.ts's tables and in the attributes' objects then find its hash and its
  * internalized form already made, where a fresh slice would be hashed and looked up in V8's string table
  * each time. A slot holds the last name that hashed to it.
  */
@@ -93,6 +93,8 @@ const STOP = new Stop();
 
 class TreeBuilder {
   private i = 0;
+  /** The hash of the tag name tagNameEnd read last (nameHash). */
+  private hash = 0;
   /** Open elements' names, innermost last. */
   private readonly stack: string[] = [];
   /** What is known of each open element's name, in the same order. */
@@ -114,30 +116,19 @@ class TreeBuilder {
       const lt = s.indexOf('<', from);
       if (lt === -1 || lt + 1 >= length) break;
       const c = s.charCodeAt(lt + 1);
-      if (isAsciiAlpha(c)) {
-        this.text(textStart, lt);
-        this.openTag(lt + 1);
-      } else if (c === SLASH) {
-        const n = s.charCodeAt(lt + 2);
-        if (n === GT) {
-          this.text(textStart, lt);
-          this.i = lt + 3;
-        } else if (isAsciiAlpha(n)) {
-          this.text(textStart, lt);
-          this.closeTag(lt + 2);
-        } else {
-          this.text(textStart, lt);
-          this.bogusComment(lt + 2);
-        }
-      } else if (c === BANG) {
-        this.text(textStart, lt);
-        this.declaration(lt + 2);
-      } else if (c === QUESTION) {
-        this.text(textStart, lt);
-        this.bogusComment(lt + 1);
-      } else {
+      if (!isAsciiAlpha(c) && c !== SLASH && c !== BANG && c !== QUESTION) {
         from = lt + 1; // a `<` that starts no markup is text
         continue;
+      }
+      this.text(textStart, lt);
+      if (isAsciiAlpha(c)) this.openTag(lt + 1);
+      else if (c === BANG) this.declaration(lt + 2);
+      else if (c === QUESTION) this.bogusComment(lt + 1);
+      else {
+        const n = s.charCodeAt(lt + 2);
+        if (n === GT) this.i = lt + 3;
+        else if (isAsciiAlpha(n)) this.closeTag(lt + 2);
+        else this.bogusComment(lt + 2);
       }
       textStart = from = this.i;
     }
@@ -172,16 +163,8 @@ class TreeBuilder {
   private openTag(start: number): void {
     const { s } = this;
     const length = s.length;
-    let j = start;
-    let hash = 0;
-    while (j < length) {
-      const c = s.charCodeAt(j);
-      if (endsTagSection(c)) break;
-      hash = nameHash(hash, c);
-      j++;
-    }
-    if (j >= length) throw STOP;
-    const lower = TAG_NAMES.read(s, start, j, hash);
+    let j = this.tagNameEnd(start);
+    const lower = TAG_NAMES.read(s, start, j, this.hash);
     const special = this.inForeign() ? 0 : (TEXT_ELEMENTS.get(lower) ?? 0);
     if (special === PLAIN_TEXT) throw STOP;
     const name = this.tagName(lower);
@@ -243,20 +226,14 @@ class TreeBuilder {
       if (!Object.hasOwn(attribs, attribute)) attribs[attribute] = value;
     }
     this.i = j + 1;
-    if (selfClosing && this.inForeign()) {
-      // Closed at once: in SVG and MathML `/>` ends an element.
-      if (opened) {
-        this.out.onopentag(name, attribs);
-        if (info.isVoid) this.out.onclosetag();
-        if (this.stack[this.stack.length - 1] === name) this.pop();
-      }
-      return;
-    }
     if (opened) {
       this.out.onopentag(name, attribs);
       if (info.isVoid) this.out.onclosetag();
     }
-    if (special !== 0) this.rawText(lower, special === ESCAPABLE_RAW_TEXT);
+    // In SVG and MathML `/>` ends an element at once (no raw-text element opens a foreign context).
+    if (selfClosing && this.inForeign()) {
+      if (opened && this.stack[this.stack.length - 1] === name) this.pop();
+    } else if (special !== 0) this.rawText(lower, special === ESCAPABLE_RAW_TEXT);
   }
 
   /** htmlparser2's emitOpenTag: false for a second `<form>`, which is ignored with all it carries. */
@@ -281,6 +258,12 @@ class TreeBuilder {
 
   /** Reads `</name …>` from the name's first character. */
   private closeTag(start: number): void {
+    const end = this.tagNameEnd(start);
+    this.endTag(TAG_NAMES.read(this.s, start, end, this.hash), end);
+  }
+
+  /** Where the tag name from `start` ends (at `/`, `>` or white space); its characters' hash goes in `hash`. */
+  private tagNameEnd(start: number): number {
     const { s } = this;
     let j = start;
     let hash = 0;
@@ -291,7 +274,8 @@ class TreeBuilder {
       j++;
     }
     if (j >= s.length) throw STOP;
-    this.endTag(TAG_NAMES.read(s, start, j, hash), j);
+    this.hash = hash;
+    return j;
   }
 
   /** An end tag whose lower-case name ends at `nameEnd`; `this.i` ends after its `>`. */
