@@ -174,6 +174,11 @@ const NO_FAMILIES: readonly number[] = FAMILY_PATTERNS.map(() => -1);
 /** 1 for a signal on the block itself (`at` = its depth), 1/2 on its parent..., 0 for none (-1). */
 const nearness = (depth: number, at: number): number => (at < 0 ? 0 : 1 / (depth - at + 1));
 
+/** log(1 + n) of the counts a row holds (characters, siblings), read from a table below its size. */
+const LOG1P_TABLE = Float64Array.from({ length: 4096 }, (_, n) => Math.log1p(n));
+const log1pCount = (n: number): number =>
+  n < LOG1P_TABLE.length && Number.isInteger(n) && n >= 0 ? LOG1P_TABLE[n]! : Math.log1p(n);
+
 const SENTENCE_END = /[.!?:;。！？]["')\]]?$/;
 
 /** Which class/id patterns a class-and-id string matches, as bits: tested once per distinct string. */
@@ -233,7 +238,7 @@ export function blockFeatures(
     // One row, written in FEATURE_NAMES order; 1 / (levels up + 1) for the "near" signals (nearness).
     const row = into.grow();
     let k = into.used;
-    row[k++] = Math.log1p(s.ownText);
+    row[k++] = log1pCount(s.ownText);
     row[k++] = s.ownText > 0 ? s.ownLinkText / s.ownText : 0;
     row[k++] = s.ownText > 0 ? (100 * s.ownCommas) / s.ownText : 0;
     row[k++] = +(name === 'p');
@@ -280,7 +285,7 @@ export function blockFeatures(
     row[k++] = +afterH1;
     row[k++] = upper;
     row[k++] = c.group.share;
-    row[k++] = Math.log1p(c.group.count);
+    row[k++] = log1pCount(c.group.count);
     row[k++] = c.group.density;
     row[k++] = nearness(c.depth, c.group.at);
     for (const at of c.families) row[k++] = nearness(c.depth, at);
@@ -320,7 +325,7 @@ export function blockFeatures(
       const run = runOf[i]!; // every child element has its run
       visit(child, childStats, {
         depth,
-        repeats: Math.log1p(run.all - 1),
+        repeats: log1pCount(run.all - 1),
         parentRepeats: c.repeats,
         boiler: c.boiler || BOILERPLATE_TAGS.has(child.name) || BOILERPLATE_ROLES.has(role),
         header: c.header || child.name === 'header' || role === 'banner',

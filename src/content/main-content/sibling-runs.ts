@@ -24,12 +24,22 @@ export function runsOfAlike(el: Element, stats: StatsTable): (Run | undefined)[]
   const children = el.children;
   const runOf = new Array<Run | undefined>(children.length);
   const runs = new Map<string, Run>();
+  // Alike siblings mostly come one after another (items of a list, cells of a row): such a child joins the
+  // run of the element before it without its key being made and hashed.
+  let last: Element | null = null;
+  let lastRun: Run | undefined;
   for (let i = 0; i < children.length; i++) {
     const child = children[i]!;
     if (!isTag(child)) continue;
-    const key = keyOf(child);
-    let run = runs.get(key);
-    if (run === undefined) runs.set(key, (run = { all: 0, count: 0, text: 0, linkText: 0 }));
+    let run: Run | undefined;
+    if (last !== null && child.name === last.name && child.attribs.class === last.attribs.class) run = lastRun!;
+    else {
+      const key = keyOf(child);
+      run = runs.get(key);
+      if (run === undefined) runs.set(key, (run = { all: 0, count: 0, text: 0, linkText: 0 }));
+    }
+    last = child;
+    lastRun = run;
     runOf[i] = run;
     run.all++;
     const s = stats.get(child);
