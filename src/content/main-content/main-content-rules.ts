@@ -107,7 +107,10 @@ export function ruleMainContent(
   // to the nearest ancestor holding enough, the body at most.
   if (!isTag(body)) return { roots, skip, headline };
   const widenBelow = kind === 'article' ? WIDEN_ARTICLE_BELOW : WIDEN_BELOW;
-  const kept = keptTextBelow(body, (el) => el === headline || boilerplate(el), stats);
+  // The text kept below the body, and below each element the choice may widen to.
+  const widenings = new Set<Element>();
+  for (let p = parentElement(roots[0]!); p && p !== body; p = parentElement(p)) widenings.add(p);
+  const kept = keptTextBelow(body, (el) => el === headline || boilerplate(el), stats, widenings);
   const readable = kept.get(body) ?? 0;
   const chosen = roots.reduce((n, root) => n + keptTextBelow(root, skip, stats).get(root)!, 0);
   if (chosen >= readable * widenBelow) return { roots, skip, headline };
@@ -133,32 +136,46 @@ const WIDEN_ARTICLE_BELOW = 0.2;
 const WIDEN_BELOW = 0.5;
 
 /**
- * Visible text under each element from `root` down, outside the elements `skip` leaves out (a skipped element
- * counts nothing). One pass, children before parents.
+ * Visible text under `root`, and under each element of `also` met on the way, outside the elements `skip`
+ * leaves out (a skipped element counts nothing). One pass, children before parents, on a stack of its own: a
+ * page may nest deeper than the call stack.
  */
 function keptTextBelow(
   root: Element,
   skip: (el: Element) => boolean,
   stats: StatsTable,
+  also: ReadonlySet<Element> = new Set(),
 ): Map<Element, number> {
   const kept = new Map<Element, number>();
-  const order: Element[] = [];
-  const stack: Element[] = [root];
-  while (stack.length > 0) {
-    const el = stack.pop()!;
-    order.push(el);
-    for (const child of el.children)
-      if (isTag(child) && !isInvisible(child) && !skip(child)) stack.push(child);
-  }
-  for (let i = order.length - 1; i >= 0; i--) {
-    const el = order[i]!;
-    let text = stats.get(el)?.text ?? 0;
-    for (const child of el.children) {
+  // The open elements, the index of the next child of each to look at, and the text each keeps so far.
+  const open: Element[] = [root];
+  const next: number[] = [0];
+  const text: number[] = [stats.get(root)?.text ?? 0];
+  while (open.length > 0) {
+    const top = open.length - 1;
+    const el = open[top]!;
+    const children = el.children;
+    let i = next[top]!;
+    for (; i < children.length; i++) {
+      const child = children[i]!;
       // A hidden child's text is not in its parent's (block-stats.ts), though it is measured.
       if (!isTag(child) || isInvisible(child)) continue;
-      text -= (stats.get(child)?.text ?? 0) - (kept.get(child) ?? 0);
+      if (!skip(child)) break;
+      text[top]! -= stats.get(child)?.text ?? 0;
     }
-    kept.set(el, text);
+    if (i < children.length) {
+      const child = children[i] as Element;
+      next[top] = i + 1;
+      open.push(child);
+      next.push(0);
+      text.push(stats.get(child)?.text ?? 0);
+      continue;
+    }
+    const below = text.pop()!;
+    open.pop();
+    next.pop();
+    if (el === root || also.has(el)) kept.set(el, below);
+    if (top > 0) text[top - 1]! -= (stats.get(el)?.text ?? 0) - below;
   }
   return kept;
 }
