@@ -58,7 +58,8 @@ export class MarkdownRenderer {
   }
 
   finish(markdown: string): string {
-    const text = stripTrailingBlanks(markdown).replace(/\n{3,}/g, '\n\n');
+    const lines = stripTrailingBlanks(markdown);
+    const text = lines.includes('\n\n\n') ? lines.replace(/\n{3,}/g, '\n\n') : lines;
     if (this.codeBlocks.length === 0) return text.trim();
     const marker = `${CODE_OPEN}${this.nonce}:(\\d+)${CODE_CLOSE}`;
     return text
@@ -338,17 +339,24 @@ function escapeMarkdown(text: string, atLineStart: boolean): string {
         .replace(/(^|\s)_|_(?=\s|$)/g, (m) => m.replace('_', '\\_'))
         .replace(/\](?=\()/g, '\\]');
   if (!atLineStart) return escaped;
+  // Text starting with a printable character that is no marker (a letter, most often) has nothing to escape.
+  const first = escaped.charCodeAt(0);
+  if (first > 32 && first < 127 && !isMarkStart(first)) return escaped;
   return escaped.replace(/^(\s*)([#>+-]|\d+\.)(?=\s|$)/, (_, ws: string, mark: string) =>
     mark.endsWith('.') ? `${ws}${mark.slice(0, -1)}\\.` : `${ws}\\${mark}`,
   );
 }
+
+/** The first characters of the line-start markers escapeMarkdown escapes: `# > + -` and digits. */
+const isMarkStart = (code: number): boolean =>
+  code === 35 || code === 62 || code === 43 || code === 45 || (code >= 48 && code <= 57);
 
 /**
  * Drops spaces and tabs at the end of every line. A regex (`[ \t]+(?=\n|$)`) retries from each space of
  * a run and is quadratic in a long run of spaces; this is one pass per line.
  */
 function stripTrailingBlanks(text: string): string {
-  if (!TRAILING_BLANK.test(text)) return text;
+  if (!hasTrailingBlank(text)) return text;
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -359,7 +367,18 @@ function stripTrailingBlanks(text: string): string {
   return lines.join('\n');
 }
 
-const TRAILING_BLANK = /[ \t](?:\n|$)/;
+/**
+ * Whether a line ends in a space or tab. Read from each line break found by `indexOf`, which skips a line's
+ * text in a few instructions a character where a regex for a blank before a break stops at every space.
+ */
+function hasTrailingBlank(text: string): boolean {
+  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) {
+    const before = text.charCodeAt(i - 1);
+    if (before === 32 || before === 9) return true;
+  }
+  const last = text.charCodeAt(text.length - 1);
+  return last === 32 || last === 9;
+}
 
 /**
  * String trim of white space (no-break and the other Unicode spaces, and the zero-width space, word joiner
