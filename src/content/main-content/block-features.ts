@@ -212,8 +212,9 @@ export function blockFeatures(
   const pageText = Math.max(1, pageStats?.text ?? 0);
   let ruleText = 0;
   for (const root of rules.roots) ruleText += stats.get(root)?.text ?? 0;
-  const shown = new RowBuffer();
-  const hidden = new RowBuffer();
+  // measure counted the blocks (concealed ones too): the shown rows are sized once, the rare hidden ones grow.
+  const shown = new RowBuffer(pageStats?.blocks ?? 0);
+  const hidden = new RowBuffer(0);
   let seen = 0;
   let afterH1 = false;
   const share = (el: Element | null): number => (el ? (stats.get(el)?.text ?? 0) / pageText : 0);
@@ -391,12 +392,16 @@ export function blockFeatures(
   return { ...shown.finish(withTexts), concealed: hidden.finish(withTexts) };
 }
 
-/** Rows of features written in place, grown by doubling. */
+/** Rows of features written in place, grown by doubling past the rows expected. */
 class RowBuffer {
   readonly elements: Element[] = [];
   readonly texts: string[] = [];
-  rows = new Float32Array(0);
+  rows: Float32Array;
   used = 0;
+
+  constructor(expected: number) {
+    this.rows = new Float32Array(expected * FEATURE_COUNT);
+  }
 
   /** The buffer, with room for one more row at `used`. */
   grow(): Float32Array {
@@ -409,7 +414,7 @@ class RowBuffer {
   }
 
   finish(withTexts: boolean): BlockRows {
-    const features = this.rows.slice(0, this.used);
+    const features = this.used === this.rows.length ? this.rows : this.rows.slice(0, this.used);
     fillNeighbours(this.elements, features);
     return { elements: this.elements, features, texts: withTexts ? this.texts : undefined };
   }
