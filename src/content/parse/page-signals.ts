@@ -140,12 +140,17 @@ export function pageSignals(root: AnyNode): PageSignals {
   };
 }
 
-/** Characters that are not white space: a cheap, allocation-free measure of visible text. */
+/**
+ * Characters that are not white space (code 32 or below, or a no-break space): a cheap, allocation-free
+ * measure of visible text. Counted without a branch per character, `(32 - c) >>> 31` being 1 above 32: words
+ * and spaces alternate in no order a processor predicts.
+ */
 export function visibleLength(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c > 32 && c !== 160) n++;
+    n += (32 - c) >>> 31;
+    if (c === 160) n--;
   }
   return n;
 }
