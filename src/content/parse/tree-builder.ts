@@ -6,7 +6,6 @@ import {
   PLAIN_TEXT,
   SVG_CONTEXT,
   SVG_NAMES,
-  TEXT_ELEMENTS,
   tagInfo,
 } from './tree-rules.js';
 import type { TagInfo } from './tree-rules.js';
@@ -60,15 +59,35 @@ const FOLDED_SLASH = String.fromCharCode(0x0f);
  */
 class Names {
   private readonly slots: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
+  /** The slot of the name read last. */
+  protected slot = 0;
 
   /** The lower-case name spelled by `s` from `start` to `end`, whose characters hash to `hash` (nameHash). */
   read(s: string, start: number, end: number, hash: number): string {
-    const slot = hash & 1023;
+    const slot = (this.slot = hash & 1023);
     const known = this.slots[slot];
     if (known !== undefined && known.length === end - start && spells(s, start, known)) return known;
     const name = s.slice(start, end).toLowerCase();
     this.slots[slot] = name;
+    this.replaced(slot);
     return name;
+  }
+
+  /** Called when a slot takes a new name. */
+  protected replaced(_slot: number): void {}
+}
+
+/** Tag names, each slot with what its name means (tagInfo) once asked: no table lookup for a name met again. */
+class TagNames extends Names {
+  private readonly infos: (TagInfo | undefined)[] = new Array<TagInfo | undefined>(1024).fill(undefined);
+
+  /** tagInfo of the name read last. */
+  lastInfo(name: string): TagInfo {
+    return (this.infos[this.slot] ??= tagInfo(name));
+  }
+
+  protected override replaced(slot: number): void {
+    this.infos[slot] = undefined;
   }
 }
 
@@ -85,7 +104,7 @@ function spells(s: string, at: number, name: string): boolean {
   return true;
 }
 
-const TAG_NAMES = new Names();
+const TAG_NAMES = new TagNames();
 const ATTRIBUTE_NAMES = new Names();
 
 class Stop extends Error {}
@@ -165,10 +184,11 @@ class TreeBuilder {
     const length = s.length;
     let j = this.tagNameEnd(start);
     const lower = TAG_NAMES.read(s, start, j, this.hash);
-    const special = this.inForeign() ? 0 : (TEXT_ELEMENTS.get(lower) ?? 0);
+    const lowerInfo = TAG_NAMES.lastInfo(lower);
+    const special = this.inForeign() ? 0 : lowerInfo.text;
     if (special === PLAIN_TEXT) throw STOP;
     const name = this.tagName(lower);
-    const info = tagInfo(name);
+    const info = name === lower ? lowerInfo : tagInfo(name);
     const opened = this.emitOpen(name, info);
     const attribs: Record<string, string> = {};
     let selfClosing = false;
@@ -259,7 +279,8 @@ class TreeBuilder {
   /** Reads `</name …>` from the name's first character. */
   private closeTag(start: number): void {
     const end = this.tagNameEnd(start);
-    this.endTag(TAG_NAMES.read(this.s, start, end, this.hash), end);
+    const lower = TAG_NAMES.read(this.s, start, end, this.hash);
+    this.endTag(lower, TAG_NAMES.lastInfo(lower), end);
   }
 
   /** Where the tag name from `start` ends (at `/`, `>` or white space); its characters' hash goes in `hash`. */
@@ -279,13 +300,13 @@ class TreeBuilder {
   }
 
   /** An end tag whose lower-case name ends at `nameEnd`; `this.i` ends after its `>`. */
-  private endTag(lower: string, nameEnd: number): void {
+  private endTag(lower: string, lowerInfo: TagInfo, nameEnd: number): void {
     const gt = this.s.indexOf('>', nameEnd);
     if (gt === -1) throw STOP;
     this.i = gt + 1;
     const name = this.tagName(lower);
     const { stack } = this;
-    if (!tagInfo(name).isVoid) {
+    if (!(name === lower ? lowerInfo : tagInfo(name)).isVoid) {
       const at = stack.lastIndexOf(name);
       if (at !== -1) {
         for (let n = stack.length - at; n > 0; n--) this.pop();
@@ -326,7 +347,7 @@ class TreeBuilder {
         this.out.ontext(decodeHTML(content, DecodingMode.Legacy));
       } else this.out.ontext(content);
     }
-    this.endTag(name, end + 2 + name.length);
+    this.endTag(name, tagInfo(name), end + 2 + name.length);
   }
 
   /** After `<!`: a comment, the doctype, or a bogus comment (a CDATA section stops the builder). */

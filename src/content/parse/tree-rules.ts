@@ -164,6 +164,8 @@ export interface TagInfo {
   readonly closes: ReadonlySet<string> | undefined;
   /** The foreign context its opening starts, or NO_CONTEXT. */
   readonly context: number;
+  /** What its text is outside foreign content (TEXT_ELEMENTS: RAW_TEXT…), 0 for markup. */
+  readonly text: number;
 }
 
 const infos = new Map<string, TagInfo>();
@@ -181,7 +183,12 @@ export function tagInfo(name: string): TagInfo {
           : INTEGRATION.has(name)
             ? HTML_CONTEXT
             : NO_CONTEXT;
-    info = { isVoid: VOID.has(name), closes: OPEN_IMPLIES_CLOSE.get(name), context };
+    info = {
+      isVoid: VOID.has(name),
+      closes: OPEN_IMPLIES_CLOSE.get(name),
+      context,
+      text: TEXT_ELEMENTS.get(name) ?? 0,
+    };
     if (infos.size < MAX_REMEMBERED) infos.set(name, info);
   }
   return info;
