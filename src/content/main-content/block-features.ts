@@ -11,7 +11,6 @@ import {
   NEGATIVE,
   POSITIVE,
   STRONG_NEGATIVE,
-  classAndId,
   linkDensity,
 } from './block-stats.js';
 import { PAGE_KINDS } from './page-kind.js';
@@ -181,7 +180,7 @@ const log1pCount = (n: number): number =>
 
 const SENTENCE_END = /[.!?:;。！？]["')\]]?$/;
 
-/** Which class/id patterns a class-and-id string matches, as bits: tested once per distinct string. */
+/** Which class/id patterns a class or id string matches, as bits: tested once per distinct string. */
 const SIGNAL_NEGATIVE = 1;
 const SIGNAL_STRONG = 2;
 const SIGNAL_POSITIVE = 4;
@@ -296,6 +295,11 @@ export function blockFeatures(
   };
 
   const signals = new Map<string, number>();
+  const signalsOf = (names: string): number => {
+    let found = signals.get(names);
+    if (found === undefined) signals.set(names, (found = classSignals(names)));
+    return found;
+  };
   /** `el`'s blocks, and its children's with their contexts; `s`: its stats, with some text. */
   const visit = (el: Element, s: Stats, c: Context): void => {
     if (isBlockElement(el) && s.ownText > 0) emit(el, s, c);
@@ -312,14 +316,12 @@ export function blockFeatures(
       // (A concealed element analysePage did not measure has no stats: it was skipped above.)
       if (concealed && dialog) continue;
       const attribs = child.attribs;
-      // Most elements have no class or id: their signals are their ancestors', a level further.
-      const names = attribs.class || attribs.id ? classAndId(child) : '';
+      // Most elements have no class or id: their signals are their ancestors', a level further. The class and
+      // the id are read apart: every pattern is a word between separators, so what matches `class id`
+      // (classAndId) is what matches the class or the id, and neither string is copied to be looked up.
       let found = 0;
-      if (names) {
-        const known = signals.get(names);
-        if (known === undefined) signals.set(names, (found = classSignals(names)));
-        else found = known;
-      }
+      if (attribs.class) found = signalsOf(attribs.class);
+      if (attribs.id) found |= signalsOf(attribs.id);
       const depth = c.depth + 1;
       const role = attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);

@@ -33,6 +33,34 @@ export interface Stats {
  * on the way, a twentieth of main content's time. An element measured by a later table is that table's.
  */
 export class StatsTable {
+  /** What each distinct class or id string of the page says (WORD_* bits), worked out once. */
+  private readonly words = new Map<string, number>();
+
+  /**
+   * Which of NEGATIVE, STRONG_NEGATIVE and POSITIVE an element's `class id` (classAndId) matches, as WORD_*
+   * bits. Each pattern is a word between separators, so what matches `class id` is what matches the class
+   * or the id: they are read apart, each string tested once a page and never copied to be looked up.
+   */
+  wordsOf(el: Element): number {
+    const { class: names, id } = el.attribs;
+    let bits = 0;
+    if (names) bits = this.wordsIn(names);
+    if (id) bits |= this.wordsIn(id);
+    return bits;
+  }
+
+  private wordsIn(names: string): number {
+    let bits = this.words.get(names);
+    if (bits === undefined) {
+      bits =
+        (NEGATIVE.test(names) ? WORD_NEGATIVE : 0) |
+        (STRONG_NEGATIVE.test(names) ? WORD_STRONG_NEGATIVE : 0) |
+        (POSITIVE.test(names) ? WORD_POSITIVE : 0);
+      this.words.set(names, bits);
+    }
+    return bits;
+  }
+
   get(el: Element): Stats | undefined {
     const row = el as Partial<KindedElement>;
     return row.measuredBy === this ? (row.measured as Stats) : undefined;
@@ -43,6 +71,11 @@ export class StatsTable {
     (el as KindedElement).measured = stats;
   }
 }
+
+/** StatsTable.wordsOf's bits. */
+export const WORD_NEGATIVE = 1;
+export const WORD_STRONG_NEGATIVE = 2;
+export const WORD_POSITIVE = 4;
 
 export const BOILERPLATE_TAGS = new Set(['nav', 'aside', 'footer', 'button', 'menu']);
 /** Class/id words that mark boilerplate whatever its size: comment threads, sharing, related links. */
@@ -137,9 +170,10 @@ export function linkDensity(stats: Stats | undefined): number {
 export function isBoilerplate(el: Element, stats: StatsTable, pageText: number, strict = false): boolean {
   const s = stats.get(el);
   const text = s?.text ?? 0;
-  const names = classAndId(el);
+  const words = stats.wordsOf(el);
+  const positive = (words & WORD_POSITIVE) !== 0;
   if (strict) {
-    if (STRONG_NEGATIVE.test(names) && !POSITIVE.test(names)) return true;
+    if (words & WORD_STRONG_NEGATIVE && !positive) return true;
     if (el.name === 'figcaption') return true;
     // A short block that is nothing but a link: "Read more", "Related: ...", promo lines.
     if (text > 0 && text < 200 && (s?.linkText ?? 0) / text > 0.75 && (el.name === 'p' || el.name === 'li'))
@@ -153,7 +187,7 @@ export function isBoilerplate(el: Element, stats: StatsTable, pageText: number, 
   const density = linkDensity(s);
   // Whole pages are often wrapped in a <form> (ASP.NET); only small or link-heavy forms are boilerplate.
   if (el.name === 'form') return text < 500 || density > 0.5;
-  if (NEGATIVE.test(names) && !POSITIVE.test(names)) {
+  if (words & WORD_NEGATIVE && !positive) {
     return (s?.text ?? 0) < 1000 || density > 0.3;
   }
   if (el.name === 'ul' || el.name === 'ol' || el.name === 'div' || el.name === 'section') {

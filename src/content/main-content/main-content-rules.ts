@@ -3,7 +3,7 @@ import { isBlockElement } from '../parse/elements.js';
 import { findFirst, isTag, parentElement, textOf } from '../parse/dom.js';
 import { isInvisible } from '../parse/visibility.js';
 import type { Stats, StatsTable } from './block-stats.js';
-import { NEGATIVE, POSITIVE, classAndId, isBoilerplate, linkDensity } from './block-stats.js';
+import { WORD_NEGATIVE, WORD_POSITIVE, isBoilerplate, linkDensity } from './block-stats.js';
 import type { PageKind } from './page-kind.js';
 
 /** The article part of a page: the subtrees to render and the boilerplate inside them to leave out. */
@@ -37,11 +37,11 @@ const PARAGRAPH_TAGS = new Set([
   'h4',
 ]);
 
-function classWeight(el: Element): number {
-  const names = classAndId(el);
+function classWeight(el: Element, stats: StatsTable): number {
+  const words = stats.wordsOf(el);
   let weight = 0;
-  if (NEGATIVE.test(names)) weight -= 15;
-  if (POSITIVE.test(names)) weight += 15;
+  if (words & WORD_NEGATIVE) weight -= 15;
+  if (words & WORD_POSITIVE) weight += 15;
   if (el.name === 'article' || el.name === 'main' || el.attribs.itemprop === 'articleBody') weight += 20;
   return weight;
 }
@@ -62,7 +62,7 @@ export function ruleMainContent(
   const scores = new Map<Element, number>();
 
   const addScore = (el: Element, amount: number): void => {
-    if (!scores.has(el)) scores.set(el, classWeight(el) + tagBase(el));
+    if (!scores.has(el)) scores.set(el, classWeight(el, stats) + tagBase(el));
     scores.set(el, scores.get(el)! + amount);
   };
   const visit = (node: AnyNode, insideBoilerplate: boolean): void => {
