@@ -10,7 +10,7 @@ import { fork } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { startArticleSite } from './article-site.js';
 import { crawlBenchEnv, startFlags } from './children.js';
 import { crawlAsJob, waitForHealth } from './crawl-job.js';
@@ -187,14 +187,18 @@ export async function cpuPerPageBench(pages: number, repetitions: number): Promi
     },
     { name: 'bare undici loop, no parsing', run: () => bareRun(pages) },
   ];
-  // BENCH_BEFORE=DIR: a built checkout of another commit, run in the same alternation (a change's before/after).
-  const before = process.env.BENCH_BEFORE;
-  if (before) {
-    kinds.unshift(
-      { name: 'before, `onlyMainContent: false`', run: (port) => serviceRun(pages, false, port, before) },
-      { name: 'before, `onlyMainContent: true`', run: (port) => serviceRun(pages, true, port, before) },
-    );
-  }
+  // BENCH_BEFORE=DIR[,DIR…]: built checkouts of other commits, run in the same alternation (a change's
+  // before/after); each is named by its directory when there are several.
+  const befores = (process.env.BENCH_BEFORE ?? '').split(',').filter((dir) => dir !== '');
+  kinds.unshift(
+    ...befores.flatMap((dir) => {
+      const name = befores.length > 1 ? `before (${basename(dir)})` : 'before';
+      return [false, true].map((onlyMainContent) => ({
+        name: `${name}, \`onlyMainContent: ${onlyMainContent}\``,
+        run: (port: number) => serviceRun(pages, onlyMainContent, port, dir),
+      }));
+    }),
+  );
   // BENCH_WARM=N: the service's jobs again, each after an unmeasured job of N pages in the same process.
   const warm = Number(process.env.BENCH_WARM ?? 0);
   if (warm > 0) {
