@@ -3,7 +3,7 @@ import { isTag, parentElement } from '../parse/dom.js';
 import { isBlockElement, isNeverContent } from '../parse/elements.js';
 import { isConcealed, isDialog } from '../parse/visibility.js';
 import { runsOfAlike } from './sibling-runs.js';
-import { ownTextOf, shares } from './block-text.js';
+import { endsSentence, ownTextOf, shares } from './block-text.js';
 import type { Stats, StatsTable } from './block-stats.js';
 import {
   BOILERPLATE_ROLES,
@@ -178,8 +178,6 @@ const LOG1P_TABLE = Float64Array.from({ length: 4096 }, (_, n) => Math.log1p(n))
 const log1pCount = (n: number): number =>
   n < LOG1P_TABLE.length && Number.isInteger(n) && n >= 0 ? LOG1P_TABLE[n]! : Math.log1p(n);
 
-const SENTENCE_END = /[.!?:;。！？]["')\]]?$/;
-
 /** Which class/id patterns a class or id string matches, as bits: tested once per distinct string. */
 const SIGNAL_NEGATIVE = 1;
 const SIGNAL_STRONG = 2;
@@ -253,7 +251,7 @@ export function blockFeatures(
     row[k++] = seen / pageText;
     row[k++] = digits;
     row[k++] = +PRICE.test(own);
-    row[k++] = +SENTENCE_END.test(own);
+    row[k++] = +endsSentence(own);
     row[k++] = +c.boiler;
     row[k++] = +c.header;
     row[k++] = +c.footer;

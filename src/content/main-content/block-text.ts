@@ -53,3 +53,26 @@ export function shares(text: string): [number, number] {
   }
   return [length > 0 ? digits / length : 0, letters > 0 ? upper / letters : 0];
 }
+
+/**
+ * Whether text ends a sentence: `[.!?:;。！？]["')\]]?$` read from the end, where the regex would try each
+ * position of a paragraph from its start.
+ */
+export function endsSentence(text: string): boolean {
+  let last = text.length - 1;
+  const closer = text.charCodeAt(last);
+  if (closer === 0x22 || closer === 0x27 || closer === 0x29 || closer === 0x5d) last--;
+  switch (text.charCodeAt(last)) {
+    case 0x2e: // .
+    case 0x21: // !
+    case 0x3f: // ?
+    case 0x3a: // :
+    case 0x3b: // ;
+    case 0x3002: // 。
+    case 0xff01: // ！
+    case 0xff1f: // ？
+      return true;
+    default:
+      return false;
+  }
+}
