@@ -22,7 +22,8 @@ const HIDING_DECLARATIONS = /(^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*hidd
 
 /** A candidate for the page waiting for its scripts: a `<noscript>`, or content its author hid until then. */
 export const mayHoldHiddenPage = (name: string, attribs: Record<string, string>): boolean =>
-  name === 'noscript' || (!NEVER_CONTENT.has(name) && isHiddenByAuthor(attribs));
+  // Asked of every element as it is made: the attributes first, since nearly every element shows.
+  name === 'noscript' || (isHiddenByAuthor(attribs) && !NEVER_CONTENT.has(name));
 
 /**
  * Some pages are shipped whole but hidden until their scripts run, and a scraper that reads no script sees
