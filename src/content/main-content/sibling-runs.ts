@@ -32,7 +32,8 @@ export function runsOfAlike(el: Element, stats: StatsTable): (Run | undefined)[]
     const child = children[i]!;
     if (!isTag(child)) continue;
     let run: Run | undefined;
-    if (last !== null && child.name === last.name && child.attribs.class === last.attribs.class) run = lastRun!;
+    if (last !== null && child.name === last.name && child.attribs.class === last.attribs.class)
+      run = lastRun!;
     else {
       const key = keyOf(child);
       run = runs.get(key);
