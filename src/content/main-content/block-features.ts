@@ -8,9 +8,9 @@ import type { Stats, StatsTable } from './block-stats.js';
 import {
   BOILERPLATE_ROLES,
   BOILERPLATE_TAGS,
-  NEGATIVE,
-  POSITIVE,
-  STRONG_NEGATIVE,
+  WORD_NEGATIVE,
+  WORD_POSITIVE,
+  WORD_STRONG_NEGATIVE,
   linkDensity,
 } from './block-stats.js';
 import { PAGE_KINDS } from './page-kind.js';
@@ -178,18 +178,15 @@ const LOG1P_TABLE = Float64Array.from({ length: 4096 }, (_, n) => Math.log1p(n))
 const log1pCount = (n: number): number =>
   n < LOG1P_TABLE.length && Number.isInteger(n) && n >= 0 ? LOG1P_TABLE[n]! : Math.log1p(n);
 
-/** Which class/id patterns a class or id string matches, as bits: tested once per distinct string. */
-const SIGNAL_NEGATIVE = 1;
-const SIGNAL_STRONG = 2;
-const SIGNAL_POSITIVE = 4;
+/**
+ * The class/id patterns block features read besides the boilerplate words StatsTable.wordsOf gives (its WORD_*
+ * bits, 1 to 4), as bits above those: tested once per distinct class or id string.
+ */
 const SIGNAL_POST_LIKE = 8;
 const FAMILY_SHIFT = 4;
 
 function classSignals(names: string): number {
   let bits = 0;
-  if (NEGATIVE.test(names)) bits |= SIGNAL_NEGATIVE;
-  if (STRONG_NEGATIVE.test(names)) bits |= SIGNAL_STRONG;
-  if (POSITIVE.test(names)) bits |= SIGNAL_POSITIVE;
   if (POST_LIKE.test(names)) bits |= SIGNAL_POST_LIKE;
   FAMILY_PATTERNS.forEach((pattern, i) => {
     if (pattern.test(names)) bits |= 1 << (FAMILY_SHIFT + i);
@@ -318,8 +315,11 @@ export function blockFeatures(
       // the id are read apart: every pattern is a word between separators, so what matches `class id`
       // (classAndId) is what matches the class or the id, and neither string is copied to be looked up.
       let found = 0;
-      if (attribs.class) found = signalsOf(attribs.class);
-      if (attribs.id) found |= signalsOf(attribs.id);
+      if (attribs.class || attribs.id) {
+        found = stats.wordsOf(child);
+        if (attribs.class) found |= signalsOf(attribs.class);
+        if (attribs.id) found |= signalsOf(attribs.id);
+      }
       const depth = c.depth + 1;
       const role = attribs.role ?? '';
       const inRoots = c.inRoots || rules.roots.has(child);
@@ -332,9 +332,9 @@ export function blockFeatures(
         header: c.header || child.name === 'header' || role === 'banner',
         footer: c.footer || child.name === 'footer' || role === 'contentinfo',
         main: c.main || child.name === 'main' || child.name === 'article' || role === 'main',
-        negative: found & SIGNAL_NEGATIVE ? depth : c.negative,
-        strong: found & SIGNAL_STRONG ? depth : c.strong,
-        positive: found & SIGNAL_POSITIVE ? depth : c.positive,
+        negative: found & WORD_NEGATIVE ? depth : c.negative,
+        strong: found & WORD_STRONG_NEGATIVE ? depth : c.strong,
+        positive: found & WORD_POSITIVE ? depth : c.positive,
         postLike: found & SIGNAL_POST_LIKE ? depth : c.postLike,
         itemprop: 'itemprop' in attribs ? depth : c.itemprop,
         families:
